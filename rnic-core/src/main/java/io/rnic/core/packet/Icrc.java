@@ -1,0 +1,111 @@
+package io.rnic.core.packet;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+/**
+ * The RoCEv2 Invariant CRC (reference §4.4): CRC-32 over eight 0xFF bytes, the IP and UDP
+ * headers with their variant fields set to ones, the BTH with byte 4 set to ones, and the rest
+ * of the packet up to the ICRC; stored least-significant byte first.
+ *
+ * <p>Uses {@link CRC32}, which the JVM intrinsifies. Not thread-safe: one instance per thread
+ * (it keeps a scratch area for the masked headers so that no packet allocates).
+ */
+public final class Icrc {
+    /** Length of the ICRC trailer. */
+    public static final int LENGTH = 4;
+
+    private static final int LRH_PLACEHOLDER = 8;
+    private final CRC32 crc = new CRC32();
+    /** Pseudo-LRH + IP header (up to 60 bytes with options) + UDP + BTH. */
+    private final byte[] head = new byte[LRH_PLACEHOLDER + 60 + 8 + BthFlyweight.LENGTH];
+
+    public Icrc() {
+        for (int i = 0; i < LRH_PLACEHOLDER; i++) {
+            head[i] = (byte) 0xFF;
+        }
+    }
+
+    /**
+     * ICRC of the RoCEv2 packet {@code buf[bthOffset, bthOffset + udpPayloadLength)} (BTH through
+     * ICRC) as sent between the addresses of {@code pseudo}.
+     */
+    public int compute(PseudoHeader pseudo, ByteBuf buf, int bthOffset, int udpPayloadLength) {
+        int ipLen = pseudo.write(head, LRH_PLACEHOLDER, udpPayloadLength) - 8;
+        return finish(ipLen, pseudo.isIpv6(), buf, bthOffset, udpPayloadLength);
+    }
+
+    /**
+     * ICRC of a captured packet, over its IP and UDP headers as captured. {@code ipOffset} is the
+     * first byte of the IP header, {@code ipHeaderLength} its length including options, and the
+     * UDP header follows it directly.
+     */
+    public int computeCaptured(ByteBuf frame, int ipOffset, int ipHeaderLength, int udpPayloadLength) {
+        if (ipHeaderLength + 8 > head.length - LRH_PLACEHOLDER - BthFlyweight.LENGTH) {
+            throw new IllegalArgumentException("IP header of " + ipHeaderLength + " bytes is longer than IPv4 allows");
+        }
+        frame.getBytes(ipOffset, head, LRH_PLACEHOLDER, ipHeaderLength + 8);
+        boolean v6 = (head[LRH_PLACEHOLDER] & 0xF0) == 0x60;
+        return finish(ipHeaderLength, v6, frame, ipOffset + ipHeaderLength + 8, udpPayloadLength);
+    }
+
+    /** Writes the ICRC into the last four bytes of the packet. */
+    public void write(PseudoHeader pseudo, ByteBuf buf, int bthOffset, int udpPayloadLength) {
+        int value = compute(pseudo, buf, bthOffset, udpPayloadLength);
+        buf.setIntLE(bthOffset + udpPayloadLength - LENGTH, value);
+    }
+
+    /** True if the packet's trailing ICRC matches the one computed over {@code pseudo}. */
+    public boolean verify(PseudoHeader pseudo, ByteBuf buf, int bthOffset, int udpPayloadLength) {
+        return compute(pseudo, buf, bthOffset, udpPayloadLength) == stored(buf, bthOffset, udpPayloadLength);
+    }
+
+    /** The ICRC a packet carries. */
+    public static int stored(ByteBuf buf, int bthOffset, int udpPayloadLength) {
+        return buf.getIntLE(bthOffset + udpPayloadLength - LENGTH);
+    }
+
+    private int finish(int ipLen, boolean ipv6, ByteBuf buf, int bthOffset, int udpPayloadLength) {
+        int ip = LRH_PLACEHOLDER;
+        if (ipv6) {
+            head[ip] |= 0x0F;                     // traffic class, high nibble
+            head[ip + 1] = (byte) 0xFF;           // traffic class low nibble + flow label
+            head[ip + 2] = (byte) 0xFF;
+            head[ip + 3] = (byte) 0xFF;
+            head[ip + 7] = (byte) 0xFF;           // hop limit
+        } else {
+            head[ip + 1] = (byte) 0xFF;           // TOS
+            head[ip + 8] = (byte) 0xFF;           // TTL
+            head[ip + 10] = (byte) 0xFF;          // header checksum
+            head[ip + 11] = (byte) 0xFF;
+        }
+        int udp = ip + ipLen;
+        head[udp + 6] = (byte) 0xFF;              // UDP checksum
+        head[udp + 7] = (byte) 0xFF;
+        int bth = udp + 8;
+        buf.getBytes(bthOffset, head, bth, BthFlyweight.LENGTH);
+        head[bth + BthFlyweight.ECN_OFFSET] = (byte) 0xFF;
+
+        crc.reset();
+        crc.update(head, 0, bth + BthFlyweight.LENGTH);
+        int rest = udpPayloadLength - BthFlyweight.LENGTH - LENGTH;
+        if (rest > 0) {
+            update(buf, bthOffset + BthFlyweight.LENGTH, rest);
+        }
+        return (int) crc.getValue();
+    }
+
+    private void update(ByteBuf buf, int index, int length) {
+        if (buf.hasArray()) {
+            crc.update(buf.array(), buf.arrayOffset() + index, length);
+        } else if (buf.nioBufferCount() == 1) {
+            // The internal NIO view is reused by the buffer, so this does not allocate.
+            crc.update(buf.internalNioBuffer(index, length));
+        } else {
+            for (ByteBuffer part : buf.nioBuffers(index, length)) {
+                crc.update(part);
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.rnic.core.packet;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+
+/**
+ * The IP and UDP header fields a RoCEv2 packet's ICRC covers, for packets whose real IP header
+ * the emulator neither writes nor sees (a UDP socket's datagrams). Mutable and reusable: set it
+ * once per flow and use it for every packet.
+ *
+ * <p>Convention for IPv4 (documented in {@code docs/icrc.md}): identification 0 and the
+ * Don't-Fragment flag set, which is what rxe's peers expect from a sender that does not choose
+ * the identification. TOS, TTL, checksums, IPv6 traffic class, flow label and hop limit are
+ * masked out of the ICRC and therefore need no value here.
+ */
+public final class PseudoHeader {
+    /** The IANA UDP port of RoCEv2. */
+    public static final int ROCE_PORT = 4791;
+
+    private boolean ipv6;
+    private final byte[] source = new byte[16];
+    private final byte[] destination = new byte[16];
+    private int sourcePort;
+    private int destinationPort = ROCE_PORT;
+    private int ipv4Identification;
+    private boolean dontFragment = true;
+
+    /** Sets IPv4 or IPv6 addresses; both must be of the same family. */
+    public PseudoHeader addresses(InetAddress src, InetAddress dst) {
+        if (src == null || dst == null) {
+            throw new IllegalArgumentException("source and destination addresses are required, got " + src + " -> " + dst);
+        }
+        boolean v6 = src instanceof Inet6Address;
+        if (v6 != (dst instanceof Inet6Address)) {
+            throw new IllegalArgumentException("source " + src + " and destination " + dst + " are not of the same IP family");
+        }
+        this.ipv6 = v6;
+        System.arraycopy(src.getAddress(), 0, source, 0, v6 ? 16 : 4);
+        System.arraycopy(dst.getAddress(), 0, destination, 0, v6 ? 16 : 4);
+        return this;
+    }
+
+    /** Sets IPv4 addresses given as big-endian ints. */
+    public PseudoHeader ipv4(int src, int dst) {
+        this.ipv6 = false;
+        putInt(source, src);
+        putInt(destination, dst);
+        return this;
+    }
+
+    public PseudoHeader ports(int src, int dst) {
+        if ((src & ~0xFFFF) != 0 || (dst & ~0xFFFF) != 0) {
+            throw new IllegalArgumentException("UDP ports must be 0..65535, got " + src + " and " + dst);
+        }
+        this.sourcePort = src;
+        this.destinationPort = dst;
+        return this;
+    }
+
+    /** The IPv4 identification the ICRC assumes (0 by convention). */
+    public PseudoHeader ipv4Identification(int id) {
+        this.ipv4Identification = id & 0xFFFF;
+        return this;
+    }
+
+    /** Whether the assumed IPv4 header has DF set (true by convention). */
+    public PseudoHeader dontFragment(boolean df) {
+        this.dontFragment = df;
+        return this;
+    }
+
+    public boolean isIpv6() {
+        return ipv6;
+    }
+
+    public int sourcePort() {
+        return sourcePort;
+    }
+
+    public int destinationPort() {
+        return destinationPort;
+    }
+
+    /** A copy of the source address bytes (4 or 16). */
+    public InetAddress source() {
+        return address(source);
+    }
+
+    /** A copy of the destination address bytes (4 or 16). */
+    public InetAddress destination() {
+        return address(destination);
+    }
+
+    /** Copies another pseudo header's fields into this one. */
+    public PseudoHeader set(PseudoHeader other) {
+        this.ipv6 = other.ipv6;
+        System.arraycopy(other.source, 0, source, 0, 16);
+        System.arraycopy(other.destination, 0, destination, 0, 16);
+        this.sourcePort = other.sourcePort;
+        this.destinationPort = other.destinationPort;
+        this.ipv4Identification = other.ipv4Identification;
+        this.dontFragment = other.dontFragment;
+        return this;
+    }
+
+    /**
+     * Writes the IP and UDP headers, unmasked, for a UDP payload of {@code udpPayloadLength}
+     * bytes into {@code out} at {@code off}; returns the number of bytes written (28 or 48).
+     * Checksums are left 0; the writer of a capture may fill them in.
+     */
+    public int write(byte[] out, int off, int udpPayloadLength) {
+        int udpLength = 8 + udpPayloadLength;
+        int p = off;
+        if (ipv6) {
+            out[p] = 0x60;
+            out[p + 1] = 0;
+            out[p + 2] = 0;
+            out[p + 3] = 0;
+            out[p + 4] = (byte) (udpLength >>> 8);
+            out[p + 5] = (byte) udpLength;
+            out[p + 6] = 17;
+            out[p + 7] = 64;
+            System.arraycopy(source, 0, out, p + 8, 16);
+            System.arraycopy(destination, 0, out, p + 24, 16);
+            p += 40;
+        } else {
+            int total = 20 + udpLength;
+            out[p] = 0x45;
+            out[p + 1] = 0;
+            out[p + 2] = (byte) (total >>> 8);
+            out[p + 3] = (byte) total;
+            out[p + 4] = (byte) (ipv4Identification >>> 8);
+            out[p + 5] = (byte) ipv4Identification;
+            out[p + 6] = (byte) (dontFragment ? 0x40 : 0);
+            out[p + 7] = 0;
+            out[p + 8] = 64;
+            out[p + 9] = 17;
+            out[p + 10] = 0;
+            out[p + 11] = 0;
+            System.arraycopy(source, 0, out, p + 12, 4);
+            System.arraycopy(destination, 0, out, p + 16, 4);
+            p += 20;
+        }
+        out[p] = (byte) (sourcePort >>> 8);
+        out[p + 1] = (byte) sourcePort;
+        out[p + 2] = (byte) (destinationPort >>> 8);
+        out[p + 3] = (byte) destinationPort;
+        out[p + 4] = (byte) (udpLength >>> 8);
+        out[p + 5] = (byte) udpLength;
+        out[p + 6] = 0;
+        out[p + 7] = 0;
+        return p + 8 - off;
+    }
+
+    private InetAddress address(byte[] bytes) {
+        byte[] copy = new byte[ipv6 ? 16 : 4];
+        System.arraycopy(bytes, 0, copy, 0, copy.length);
+        try {
+            return InetAddress.getByAddress(copy);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("address of length " + copy.length + " refused", e);
+        }
+    }
+
+    private static void putInt(byte[] b, int v) {
+        b[0] = (byte) (v >>> 24);
+        b[1] = (byte) (v >>> 16);
+        b[2] = (byte) (v >>> 8);
+        b[3] = (byte) v;
+    }
+
+    @Override
+    public String toString() {
+        return source().getHostAddress() + ":" + sourcePort + " -> " + destination().getHostAddress() + ":" + destinationPort
+                + (ipv6 ? "" : " id=" + ipv4Identification + (dontFragment ? " DF" : ""));
+    }
+
+    static boolean isIpv4(InetAddress a) {
+        return a instanceof Inet4Address;
+    }
+}

@@ -1,0 +1,135 @@
+package io.rnic.core.packet;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A decoded (or being encoded) RoCEv2 packet: a reusable view over a buffer region that holds
+ * BTH through ICRC, with the opcode's table row and typed header flyweights at the offsets the
+ * row gives. One instance is reused for every packet; nothing is copied.
+ */
+public final class RocePacket {
+    private ByteBuf buffer;
+    private int offset;
+    private int length;
+    private Opcode opcode;
+    private int payloadLength;
+
+    private final BthFlyweight bth = new BthFlyweight();
+    private final RethFlyweight reth = new RethFlyweight();
+    private final AethFlyweight aeth = new AethFlyweight();
+    private final AtomicEthFlyweight atomicEth = new AtomicEthFlyweight();
+    private final AtomicAckEthFlyweight atomicAckEth = new AtomicAckEthFlyweight();
+    private final ImmDtFlyweight immDt = new ImmDtFlyweight();
+    private final IethFlyweight ieth = new IethFlyweight();
+    private final DethFlyweight deth = new DethFlyweight();
+    private final RdethFlyweight rdeth = new RdethFlyweight();
+    private final XrcEthFlyweight xrcEth = new XrcEthFlyweight();
+    private final FethFlyweight feth = new FethFlyweight();
+
+    /** Points the view at a packet whose structure has been checked. */
+    void set(ByteBuf buffer, int offset, int length, Opcode opcode, int payloadLength) {
+        this.buffer = buffer;
+        this.offset = offset;
+        this.length = length;
+        this.opcode = opcode;
+        this.payloadLength = payloadLength;
+        bth.wrap(buffer, offset);
+    }
+
+    /** The buffer holding the packet. */
+    public ByteBuf buffer() {
+        return buffer;
+    }
+
+    /** Offset of the BTH in {@link #buffer()}. */
+    public int offset() {
+        return offset;
+    }
+
+    /** Bytes from the BTH through the ICRC (the UDP payload length). */
+    public int length() {
+        return length;
+    }
+
+    /** The opcode's table row. */
+    public Opcode opcode() {
+        return opcode;
+    }
+
+    /** Offset of the first payload byte in {@link #buffer()}. */
+    public int payloadOffset() {
+        return offset + opcode.headerLength();
+    }
+
+    /** Payload bytes, not counting pad bytes. */
+    public int payloadLength() {
+        return payloadLength;
+    }
+
+    /** The ICRC the packet carries. */
+    public int icrc() {
+        return Icrc.stored(buffer, offset, length);
+    }
+
+    public BthFlyweight bth() {
+        return bth;
+    }
+
+    public RethFlyweight reth() {
+        reth.wrap(buffer, at(Header.RETH));
+        return reth;
+    }
+
+    public AethFlyweight aeth() {
+        aeth.wrap(buffer, at(Header.AETH));
+        return aeth;
+    }
+
+    public AtomicEthFlyweight atomicEth() {
+        atomicEth.wrap(buffer, at(Header.ATOMIC_ETH));
+        return atomicEth;
+    }
+
+    public AtomicAckEthFlyweight atomicAckEth() {
+        atomicAckEth.wrap(buffer, at(Header.ATOMIC_ACK_ETH));
+        return atomicAckEth;
+    }
+
+    public ImmDtFlyweight immDt() {
+        immDt.wrap(buffer, at(Header.IMMDT));
+        return immDt;
+    }
+
+    public IethFlyweight ieth() {
+        ieth.wrap(buffer, at(Header.IETH));
+        return ieth;
+    }
+
+    public DethFlyweight deth() {
+        deth.wrap(buffer, at(Header.DETH));
+        return deth;
+    }
+
+    public RdethFlyweight rdeth() {
+        rdeth.wrap(buffer, at(Header.RDETH));
+        return rdeth;
+    }
+
+    public XrcEthFlyweight xrcEth() {
+        xrcEth.wrap(buffer, at(Header.XRCETH));
+        return xrcEth;
+    }
+
+    public FethFlyweight feth() {
+        feth.wrap(buffer, at(Header.FETH));
+        return feth;
+    }
+
+    private int at(Header h) {
+        int rel = opcode.offsetOf(h);
+        if (rel < 0) {
+            throw new IllegalStateException(opcode.name() + " carries no " + h);
+        }
+        return offset + rel;
+    }
+}
