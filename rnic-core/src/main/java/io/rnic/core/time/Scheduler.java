@@ -1,0 +1,21 @@
+package io.rnic.core.time;
+
+/**
+ * Runs tasks after a delay on the thread that owns the protocol state (the HCA's event loop, or
+ * the simulator's single thread). Used for the local ACK timeout and the RNR timer.
+ */
+public interface Scheduler extends Clock {
+    /**
+     * Runs {@code task} once, {@code delayNanos} from now (0 means as soon as possible, after
+     * the current task).
+     *
+     * @return a handle that can cancel the task before it runs
+     */
+    Timer schedule(long delayNanos, Runnable task);
+
+    /** A scheduled task. */
+    interface Timer {
+        /** Prevents the task from running if it has not run yet; returns true if it was pending. */
+        boolean cancel();
+    }
+}

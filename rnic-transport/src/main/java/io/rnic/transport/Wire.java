@@ -1,0 +1,53 @@
+package io.rnic.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.rnic.core.time.Scheduler;
+import java.net.InetSocketAddress;
+
+/**
+ * The seam between an HCA and the network. Every wire carries the same bytes: a RoCEv2 packet
+ * from the BTH through the ICRC, as the UDP payload.
+ *
+ * <p>Buffer ownership: {@link #send} takes ownership of the buffer and releases it exactly once,
+ * whatever happens to the packet (delivered, dropped by a fault, refused because the wire is
+ * closed). A {@link WireReceiver} borrows the buffer it is given: the wire releases it when the
+ * receiver returns, so a receiver that keeps the packet must {@code retain()} it.
+ *
+ * <p>Threading: packets are delivered, and {@link #scheduler()} tasks run, on the wire's one
+ * protocol thread (the simulator's thread, or the UDP wire's event loop).
+ */
+public interface Wire extends AutoCloseable {
+
+    /** The IP address and UDP port this HCA port is bound to; never a wildcard address. */
+    InetSocketAddress localAddress();
+
+    /** The clock and timer service of the thread that delivers this wire's packets. */
+    Scheduler scheduler();
+
+    /**
+     * Prepares to send from UDP source port {@code preferredSourcePort} (RoCEv2 flow entropy)
+     * and returns the source port packets will actually carry. The ICRC covers the source port,
+     * so senders must compute it with the returned value.
+     */
+    int openFlow(int preferredSourcePort);
+
+    /**
+     * Sends one packet to {@code destination} from {@code sourcePort} (a value returned by
+     * {@link #openFlow}). Takes ownership of {@code packet}; the packet is the buffer's readable
+     * bytes.
+     */
+    void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
+
+    /** Sets the handler of received packets (replacing any earlier one). */
+    void receiver(WireReceiver receiver);
+
+    /** Adds an observer of every packet this wire sends and receives, for capture. */
+    void addTap(WireTap tap);
+
+    /** This wire's counters. */
+    WireCounters counters();
+
+    /** Stops the wire: later sends are refused (and their buffers released); resources are freed. */
+    @Override
+    void close();
+}

@@ -1,0 +1,16 @@
+package io.rnic.transport;
+
+import io.netty.buffer.ByteBuf;
+import java.net.InetSocketAddress;
+
+/** Receives packets from a {@link Wire}. */
+@FunctionalInterface
+public interface WireReceiver {
+    /**
+     * Handles one packet (BTH through ICRC, the buffer's readable bytes). The buffer is borrowed:
+     * the wire releases it after this method returns; {@code retain()} it to keep it.
+     * {@code source} carries the sender's IP and UDP source port, which the ICRC covers.
+     * Exceptions thrown here are caught and counted by the wire.
+     */
+    void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination);
+}

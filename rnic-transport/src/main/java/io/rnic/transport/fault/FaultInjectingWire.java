@@ -1,0 +1,124 @@
+package io.rnic.transport.fault;
+
+import io.netty.buffer.ByteBuf;
+import io.rnic.core.time.Scheduler;
+import io.rnic.transport.Wire;
+import io.rnic.transport.WireCounters;
+import io.rnic.transport.WireReceiver;
+import io.rnic.transport.WireTap;
+import java.net.InetSocketAddress;
+
+/**
+ * Wraps any wire and applies a seeded {@link FaultChain} to every packet it sends: the same
+ * fault models as the simulated network's links, for experiments on real sockets. Delays run on
+ * the wrapped wire's scheduler. Taps see packets as the wrapped wire sends them, after faults.
+ */
+public final class FaultInjectingWire implements Wire {
+    private static final long HOLD_LIMIT_NANOS = 1_000_000;
+
+    private final Wire inner;
+    private final FaultChain faults;
+    private Held held;
+
+    private record Held(ByteBuf packet, int sourcePort, InetSocketAddress destination) { }
+
+    public FaultInjectingWire(Wire inner, long seed) {
+        this.inner = java.util.Objects.requireNonNull(inner, "wire");
+        this.faults = new FaultChain(seed);
+    }
+
+    /** Adds a fault model. */
+    public FaultInjectingWire fault(FaultModel model) {
+        faults.add(model);
+        return this;
+    }
+
+    public FaultStats faultStats() {
+        return faults.stats();
+    }
+
+    /** The wrapped wire. */
+    public Wire inner() {
+        return inner;
+    }
+
+    @Override
+    public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        PacketFate fate = faults.decide(packet);
+        if (fate.dropped()) {
+            packet.release();
+            return;
+        }
+        int copies = fate.duplicates();
+        long delay = fate.extraDelayNanos();
+        for (int i = 0; i < copies; i++) {
+            forward(packet.retainedDuplicate(), sourcePort, destination, delay);
+        }
+        if (fate.heldForNext() && held == null) {
+            Held h = new Held(packet, sourcePort, destination);
+            held = h;
+            inner.scheduler().schedule(HOLD_LIMIT_NANOS, () -> releaseHeld(h));
+            return;
+        }
+        forward(packet, sourcePort, destination, delay);
+        if (held != null) {
+            releaseHeld(held);
+        }
+    }
+
+    private void releaseHeld(Held h) {
+        if (held == h) {
+            held = null;
+            inner.send(h.packet(), h.sourcePort(), h.destination());
+        }
+    }
+
+    private void forward(ByteBuf packet, int sourcePort, InetSocketAddress destination, long delay) {
+        if (delay > 0) {
+            inner.scheduler().schedule(delay, () -> inner.send(packet, sourcePort, destination));
+        } else {
+            inner.send(packet, sourcePort, destination);
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return inner.localAddress();
+    }
+
+    @Override
+    public Scheduler scheduler() {
+        return inner.scheduler();
+    }
+
+    @Override
+    public int openFlow(int preferredSourcePort) {
+        return inner.openFlow(preferredSourcePort);
+    }
+
+    @Override
+    public void receiver(WireReceiver receiver) {
+        inner.receiver(receiver);
+    }
+
+    @Override
+    public void addTap(WireTap tap) {
+        inner.addTap(tap);
+    }
+
+    @Override
+    public WireCounters counters() {
+        return inner.counters();
+    }
+
+    /** Closes the wrapped wire; a held packet is released. */
+    @Override
+    public void close() {
+        Held h = held;
+        held = null;
+        if (h != null) {
+            h.packet().release();
+        }
+        inner.close();
+    }
+}

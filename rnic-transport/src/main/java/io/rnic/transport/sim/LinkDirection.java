@@ -1,0 +1,178 @@
+package io.rnic.transport.sim;
+
+import io.netty.buffer.ByteBuf;
+import io.rnic.transport.fault.FaultChain;
+import io.rnic.transport.fault.FaultModel;
+import io.rnic.transport.fault.FaultStats;
+import io.rnic.transport.fault.PacketFate;
+import java.net.InetSocketAddress;
+
+/**
+ * One direction of a simulated link: propagation latency, serialization at a bandwidth, a
+ * tail-drop queue limit in bytes, and a seeded {@link FaultChain}. Packets on a clean link arrive
+ * in the order they were sent.
+ */
+public final class LinkDirection {
+    /** How long a "hold for next" packet waits if no next packet comes. */
+    static final long HOLD_LIMIT_NANOS = 1_000_000;
+
+    private final SimScheduler scheduler;
+    private final SimWire from;
+    private final SimWire to;
+    private final FaultChain faults;
+    private long latencyNanos;
+    private long bitsPerSecond;
+    private long queueLimitBytes;
+    private long busyUntil;
+    private long delivered;
+    private long queueDrops;
+    private long lostInFlight;
+
+    private ByteBuf held;
+    private InetSocketAddress heldSource;
+    private long heldGeneration;
+
+    LinkDirection(SimScheduler scheduler, SimWire from, SimWire to, long seed, LinkConfig defaults) {
+        this.scheduler = scheduler;
+        this.from = from;
+        this.to = to;
+        this.faults = new FaultChain(seed);
+        this.latencyNanos = defaults.latencyNanos();
+        this.bitsPerSecond = defaults.bitsPerSecond();
+        this.queueLimitBytes = defaults.queueLimitBytes();
+    }
+
+    /** One-way propagation delay. */
+    public LinkDirection latencyNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("latency " + nanos + " ns is negative");
+        }
+        this.latencyNanos = nanos;
+        return this;
+    }
+
+    /** Serialization rate; 0 means infinitely fast (no queueing). */
+    public LinkDirection bitsPerSecond(long bps) {
+        if (bps < 0) {
+            throw new IllegalArgumentException("bandwidth " + bps + " b/s is negative");
+        }
+        this.bitsPerSecond = bps;
+        return this;
+    }
+
+    /** Bytes that may wait for serialization before tail drop; 0 means unlimited. */
+    public LinkDirection queueLimitBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("queue limit " + bytes + " bytes is negative");
+        }
+        this.queueLimitBytes = bytes;
+        return this;
+    }
+
+    /** Adds a fault model to this direction. */
+    public LinkDirection fault(FaultModel model) {
+        faults.add(model);
+        return this;
+    }
+
+    public FaultStats faultStats() {
+        return faults.stats();
+    }
+
+    /** Packets handed to the receiving wire. */
+    public long delivered() {
+        return delivered;
+    }
+
+    /** Packets dropped because the queue was full. */
+    public long queueDrops() {
+        return queueDrops;
+    }
+
+    /** Packets that arrived at a closed wire. */
+    public long lostInFlight() {
+        return lostInFlight;
+    }
+
+    public SimWire from() {
+        return from;
+    }
+
+    public SimWire to() {
+        return to;
+    }
+
+    void transmit(ByteBuf packet, InetSocketAddress source) {
+        long now = scheduler.nanoTime();
+        PacketFate fate = faults.isEmpty() ? null : faults.decide(packet);
+        if (fate != null && fate.dropped()) {
+            packet.release();
+            return;
+        }
+        int size = packet.readableBytes();
+        long arrival;
+        if (bitsPerSecond > 0) {
+            long start = Math.max(now, busyUntil);
+            if (queueLimitBytes > 0 && backlogBytes(now) + size > queueLimitBytes) {
+                queueDrops++;
+                packet.release();
+                return;
+            }
+            busyUntil = start + (size * 8L * 1_000_000_000L) / bitsPerSecond;
+            arrival = busyUntil + latencyNanos;
+        } else {
+            arrival = now + latencyNanos;
+        }
+        if (fate == null) {
+            scheduler.scheduleArrival(arrival, this, packet, source);
+            releaseHeld(arrival);
+            return;
+        }
+        arrival += fate.extraDelayNanos();
+        int copies = fate.duplicates();
+        if (fate.heldForNext() && held == null) {
+            hold(packet, source);
+        } else {
+            scheduler.scheduleArrival(arrival, this, packet, source);
+            releaseHeld(arrival);
+        }
+        for (int i = 0; i < copies; i++) {
+            // Each delivery is released by the wire after its receiver returns, so each copy
+            // holds a reference of its own, with its own reader and writer indices.
+            scheduler.scheduleArrival(arrival, this, packet.retainedDuplicate(), source);
+        }
+    }
+
+    private long backlogBytes(long now) {
+        long waiting = busyUntil - now;
+        return waiting <= 0 ? 0 : waiting * bitsPerSecond / 8_000_000_000L;
+    }
+
+    private void hold(ByteBuf packet, InetSocketAddress source) {
+        held = packet;
+        heldSource = source;
+        long generation = ++heldGeneration;
+        scheduler.schedule(HOLD_LIMIT_NANOS, () -> {
+            if (held != null && heldGeneration == generation) {
+                releaseHeld(scheduler.nanoTime());
+            }
+        });
+    }
+
+    private void releaseHeld(long arrival) {
+        if (held != null) {
+            ByteBuf p = held;
+            held = null;
+            scheduler.scheduleArrival(arrival, this, p, heldSource);
+            heldSource = null;
+        }
+    }
+
+    void arrive(ByteBuf packet, InetSocketAddress source) {
+        if (to.deliver(packet, source)) {
+            delivered++;
+        } else {
+            lostInFlight++;
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.rnic.transport.sim;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A deterministic simulated network: any number of HCAs ({@link SimWire}s) connected by
+ * point-to-point links, all driven by one {@link SimScheduler} in virtual time. Links are made
+ * on first use with the default {@link LinkConfig}, or explicitly with {@link #link}. Each link
+ * direction's faults draw from a random generator seeded from the network seed and the two
+ * endpoint addresses, so a run depends only on the seed and the scenario.
+ */
+public final class SimNetwork implements AutoCloseable {
+    private final long seed;
+    private final SimScheduler scheduler = new SimScheduler();
+    private final Map<InetSocketAddress, SimWire> wires = new HashMap<>();
+    private final Map<java.util.Set<SimWire>, Link> links = new HashMap<>();
+    private LinkConfig defaults = LinkConfig.DEFAULT;
+
+    /** A network whose faults are fixed by {@code seed}. */
+    public SimNetwork(long seed) {
+        this.seed = seed;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public SimScheduler scheduler() {
+        return scheduler;
+    }
+
+    /** Sets the properties of links made from now on. */
+    public SimNetwork defaults(LinkConfig config) {
+        this.defaults = java.util.Objects.requireNonNull(config, "link config");
+        return this;
+    }
+
+    /** Attaches an HCA at {@code ip} on UDP port 4791. */
+    public SimWire attach(String ip) {
+        try {
+            return attach(new InetSocketAddress(InetAddress.getByName(ip), 4791));
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: " + ip, e);
+        }
+    }
+
+    /** Attaches an HCA at {@code address}, which must be a concrete IP address and port. */
+    public SimWire attach(InetSocketAddress address) {
+        if (address.isUnresolved() || address.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("an HCA needs a concrete IP address (the ICRC covers it), got " + address);
+        }
+        if (wires.containsKey(address)) {
+            throw new IllegalArgumentException(address + " is already attached to this network");
+        }
+        SimWire w = new SimWire(this, address);
+        wires.put(address, w);
+        return w;
+    }
+
+    /** The link between {@code a} and {@code b}, made with the defaults if it does not exist. */
+    public Link link(SimWire a, SimWire b) {
+        if (a.network() != this || b.network() != this) {
+            throw new IllegalArgumentException("both wires must belong to this network");
+        }
+        if (a == b) {
+            throw new IllegalArgumentException("a wire cannot be linked to itself: " + a);
+        }
+        java.util.Set<SimWire> key = java.util.Set.of(a, b);
+        Link link = links.get(key);
+        if (link == null) {
+            LinkDirection ab = new LinkDirection(scheduler, a, b, directionSeed(a, b), defaults);
+            LinkDirection ba = new LinkDirection(scheduler, b, a, directionSeed(b, a), defaults);
+            link = new Link(ab, ba);
+            links.put(key, link);
+            a.outgoing(b, ab);
+            b.outgoing(a, ba);
+        }
+        return link;
+    }
+
+    /** The direction of the link that carries packets from {@code from} to {@code to}. */
+    public LinkDirection direction(SimWire from, SimWire to) {
+        return link(from, to).from(from);
+    }
+
+    SimWire wireAt(InetSocketAddress address) {
+        return wires.get(address);
+    }
+
+    void detach(SimWire w) {
+        wires.remove(w.localAddress(), w);
+    }
+
+    /** Every wire still attached. */
+    public List<SimWire> wires() {
+        return new ArrayList<>(wires.values());
+    }
+
+    private long directionSeed(SimWire from, SimWire to) {
+        long h = seed;
+        h = mix(h ^ hash(from.localAddress()));
+        h = mix(h ^ (hash(to.localAddress()) * 0x9E3779B97F4A7C15L));
+        return h;
+    }
+
+    private static long hash(InetSocketAddress a) {
+        long h = a.getPort();
+        for (byte b : a.getAddress().getAddress()) {
+            h = h * 131 + (b & 0xFF);
+        }
+        return h;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+        return z ^ (z >>> 33);
+    }
+
+    /**
+     * Closes every wire and discards pending events, releasing the buffers of packets still in
+     * flight. Timers are dropped without running.
+     */
+    @Override
+    public void close() {
+        for (SimWire w : wires()) {
+            w.close();
+        }
+        scheduler.drain();
+    }
+}

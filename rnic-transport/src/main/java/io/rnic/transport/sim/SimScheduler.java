@@ -1,0 +1,237 @@
+package io.rnic.transport.sim;
+
+import io.netty.buffer.ByteBuf;
+import io.rnic.core.time.Scheduler;
+import java.net.InetSocketAddress;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A discrete-event scheduler in virtual time, single-threaded. Events run in order of time, and
+ * events at the same time in the order they were scheduled, so a run is a pure function of its
+ * inputs. Packet deliveries use pooled events and allocate nothing; timers allocate one event.
+ *
+ * <p>Not thread-safe: everything on a simulated network, the protocol included, runs on the
+ * thread that calls the {@code run} methods.
+ */
+public final class SimScheduler implements Scheduler {
+    private static final Logger LOG = LoggerFactory.getLogger(SimScheduler.class);
+
+    /** A scheduled event: a task, or the arrival of a packet on a link direction. */
+    static final class Event implements Timer {
+        long time;
+        long seq;
+        Runnable task;
+        LinkDirection link;
+        ByteBuf packet;
+        InetSocketAddress source;
+        boolean cancelled;
+        boolean pooled;
+        Event nextFree;
+
+        @Override
+        public boolean cancel() {
+            if (cancelled || task == null) {
+                return false;
+            }
+            cancelled = true;
+            return true;
+        }
+    }
+
+    private long now;
+    private long seq;
+    private Event[] heap = new Event[256];
+    private int size;
+    private Event free;
+    private long executed;
+    private long errors;
+    private RuntimeException lastError;
+
+    @Override
+    public long nanoTime() {
+        return now;
+    }
+
+    @Override
+    public Timer schedule(long delayNanos, Runnable task) {
+        if (delayNanos < 0) {
+            throw new IllegalArgumentException("delay " + delayNanos + " ns is negative");
+        }
+        Event e = new Event();
+        e.task = java.util.Objects.requireNonNull(task, "task");
+        push(e, now + delayNanos);
+        return e;
+    }
+
+    /** Schedules the arrival of {@code packet} at {@code time}; pooled, allocation-free. */
+    void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source) {
+        Event e = free;
+        if (e != null) {
+            free = e.nextFree;
+            e.nextFree = null;
+        } else {
+            e = new Event();
+            e.pooled = true;
+        }
+        e.link = link;
+        e.packet = packet;
+        e.source = source;
+        push(e, Math.max(time, now));
+    }
+
+    /** Number of events waiting. */
+    public int pending() {
+        return size;
+    }
+
+    /** Events run so far. */
+    public long executed() {
+        return executed;
+    }
+
+    /** Tasks that threw; each was logged and the run went on. */
+    public long errors() {
+        return errors;
+    }
+
+    /** The most recent exception a task threw, or {@code null}. */
+    public RuntimeException lastError() {
+        return lastError;
+    }
+
+    /** Runs the next event, if any; returns false when nothing is pending. */
+    public boolean runNext() {
+        if (size == 0) {
+            return false;
+        }
+        Event e = pop();
+        now = e.time;
+        executed++;
+        if (e.pooled) {
+            arrive(e);
+        } else if (!e.cancelled) {
+            e.cancelled = true; // a timer runs once; cancel() after this returns false
+            try {
+                e.task.run();
+            } catch (RuntimeException ex) {
+                errors++;
+                lastError = ex;
+                LOG.warn("simulated task failed at t={} ns", now, ex);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Discards every pending event: packets in flight are handed to their (closed) destination,
+     * which releases them; timers are dropped without running.
+     */
+    public void drain() {
+        while (size > 0) {
+            Event e = pop();
+            if (e.pooled) {
+                arrive(e);
+            }
+        }
+    }
+
+    /** Runs events until none is pending. */
+    public void runUntilIdle() {
+        while (runNext()) {
+            // keep going
+        }
+    }
+
+    /** Runs every event due at or before {@code timeNanos}, then sets the clock to it. */
+    public void runUntil(long timeNanos) {
+        while (size > 0 && heap[0].time <= timeNanos) {
+            runNext();
+        }
+        if (timeNanos > now) {
+            now = timeNanos;
+        }
+    }
+
+    /** Runs for {@code nanos} of virtual time. */
+    public void runFor(long nanos) {
+        runUntil(now + nanos);
+    }
+
+    /**
+     * Runs events until {@code done} holds, nothing is pending, or {@code limitNanos} of virtual
+     * time has passed; returns whether {@code done} holds.
+     */
+    public boolean runUntil(BooleanSupplier done, long limitNanos) {
+        long deadline = now + limitNanos;
+        while (!done.getAsBoolean()) {
+            if (size == 0 || heap[0].time > deadline) {
+                return done.getAsBoolean();
+            }
+            runNext();
+        }
+        return true;
+    }
+
+    /** Recycles a pooled arrival event, then delivers its packet. */
+    private void arrive(Event e) {
+        LinkDirection link = e.link;
+        ByteBuf packet = e.packet;
+        InetSocketAddress source = e.source;
+        e.link = null;
+        e.packet = null;
+        e.source = null;
+        e.nextFree = free;
+        free = e;
+        link.arrive(packet, source);
+    }
+
+    private void push(Event e, long time) {
+        e.time = time;
+        e.seq = seq++;
+        e.cancelled = false;
+        if (size == heap.length) {
+            heap = java.util.Arrays.copyOf(heap, size * 2);
+        }
+        int i = size++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Event p = heap[parent];
+            if (!before(e, p)) {
+                break;
+            }
+            heap[i] = p;
+            i = parent;
+        }
+        heap[i] = e;
+    }
+
+    private Event pop() {
+        Event top = heap[0];
+        Event last = heap[--size];
+        heap[size] = null;
+        if (size > 0) {
+            int i = 0;
+            int half = size >>> 1;
+            while (i < half) {
+                int child = 2 * i + 1;
+                int right = child + 1;
+                if (right < size && before(heap[right], heap[child])) {
+                    child = right;
+                }
+                if (!before(heap[child], last)) {
+                    break;
+                }
+                heap[i] = heap[child];
+                i = child;
+            }
+            heap[i] = last;
+        }
+        return top;
+    }
+
+    private static boolean before(Event a, Event b) {
+        return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+    }
+}

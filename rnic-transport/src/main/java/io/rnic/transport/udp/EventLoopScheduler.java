@@ -1,0 +1,33 @@
+package io.rnic.transport.udp;
+
+import io.netty.channel.EventLoop;
+import io.rnic.core.time.Scheduler;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/** The protocol {@link Scheduler} of a UDP wire: its Netty event loop and the monotonic clock. */
+final class EventLoopScheduler implements Scheduler {
+    private final EventLoop loop;
+
+    EventLoopScheduler(EventLoop loop) {
+        this.loop = loop;
+    }
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public Timer schedule(long delayNanos, Runnable task) {
+        if (delayNanos < 0) {
+            throw new IllegalArgumentException("delay " + delayNanos + " ns is negative");
+        }
+        ScheduledFuture<?> f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+}

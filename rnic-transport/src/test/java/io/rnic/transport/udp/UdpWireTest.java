@@ -1,0 +1,107 @@
+package io.rnic.transport.udp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.epoll.Epoll;
+import io.rnic.transport.fault.FaultInjectingWire;
+import io.rnic.transport.fault.Faults;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class UdpWireTest {
+
+    @Test
+    void usesNativeEpollWhereAvailable() {
+        try (UdpWire w = UdpWire.bind("127.0.79.1").open()) {
+            assertEquals(Epoll.isAvailable(), w.isNative(), String.valueOf(Epoll.unavailabilityCause()));
+        }
+    }
+
+    @Test
+    void refusesTheWildcardAddress() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UdpWire.bind("0.0.0.0").open());
+        assertTrue(e.getMessage().contains("concrete IP address"), e.getMessage());
+    }
+
+    @Test
+    void closeFreesThePort() {
+        UdpWire.bind("127.0.79.2").open().close();
+        UdpWire again = UdpWire.bind("127.0.79.2").open();
+        assertEquals(4791, again.localAddress().getPort());
+        again.close();
+    }
+
+    @Test
+    void aTakenPortIsReportedClearly() {
+        try (UdpWire w = UdpWire.bind("127.0.79.3").open()) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> UdpWire.bind("127.0.79.3").open());
+            assertTrue(e.getMessage().contains("127.0.79.3:4791"), e.getMessage());
+        }
+    }
+
+    @Test
+    void eachFlowSendsFromItsOwnSourcePort() {
+        try (UdpWire a = UdpWire.bind("127.0.79.4").open(); UdpWire b = UdpWire.bind("127.0.79.5").open()) {
+            List<Integer> ports = Collections.synchronizedList(new ArrayList<>());
+            b.receiver((p, s, d) -> ports.add(s.getPort()));
+            int f1 = a.openFlow(0xC132);
+            int f2 = a.openFlow(0xC01A);
+            assertEquals(0xC132, f1);
+            assertEquals(0xC01A, f2);
+            assertEquals(f1, a.openFlow(0xC132), "a flow is opened once");
+            a.send(Unpooled.buffer().writeZero(16), f1, b.localAddress());
+            a.send(Unpooled.buffer().writeZero(16), f2, b.localAddress());
+            assertTrue(Await.until(() -> ports.size() == 2, 10_000_000_000L));
+            assertTrue(ports.contains(0xC132) && ports.contains(0xC01A), ports.toString());
+        }
+    }
+
+    @Test
+    void malformedDatagramsAreDroppedAndCounted() throws Exception {
+        try (UdpWire b = UdpWire.bind("127.0.79.6").open(); DatagramSocket s = new DatagramSocket(0, InetAddress.getByName("127.0.79.7"))) {
+            List<Integer> got = Collections.synchronizedList(new ArrayList<>());
+            b.receiver((p, src, d) -> got.add(p.readableBytes()));
+            InetSocketAddress to = b.localAddress();
+            s.send(new DatagramPacket(new byte[5], 5, to));     // shorter than BTH + ICRC
+            s.send(new DatagramPacket(new byte[18], 18, to));   // not a multiple of 4
+            s.send(new DatagramPacket(new byte[20], 20, to));   // plausible: handed to the receiver
+            assertTrue(Await.until(() -> b.counters().malformedPackets() == 2 && got.size() == 1, 10_000_000_000L));
+            assertEquals(List.of(20), got);
+        }
+    }
+
+    @Test
+    void faultsWrapTheUdpWireToo() {
+        try (UdpWire a = UdpWire.bind("127.0.79.8").open(); UdpWire b = UdpWire.bind("127.0.79.9").open()) {
+            FaultInjectingWire fa = new FaultInjectingWire(a, 11).fault(Faults.drop(0.2)).fault(Faults.duplicate(0.1));
+            int[] got = {0};
+            b.receiver((p, s, d) -> got[0]++);
+            int n = 2000;
+            List<ByteBuf> sent = new ArrayList<>();
+            a.eventLoop().submit(() -> {
+                for (int i = 0; i < n; i++) {
+                    ByteBuf p = Unpooled.buffer().writeInt(i).writeZero(12);
+                    sent.add(p);
+                    fa.send(p, 4791, b.localAddress());
+                }
+            }).syncUninterruptibly();
+            long expected = n - fa.faultStats().dropped() + fa.faultStats().duplicated();
+            assertTrue(fa.faultStats().dropped() > 300 && fa.faultStats().dropped() < 500, fa.faultStats().toString());
+            assertTrue(Await.until(() -> got[0] >= expected, 10_000_000_000L), got[0] + " of " + expected);
+            a.eventLoop().submit(() -> { }).syncUninterruptibly();
+            sent.forEach(p -> assertEquals(0, p.refCnt()));
+            assertNotEquals(0, fa.faultStats().duplicated());
+        }
+    }
+}
