@@ -13,6 +13,15 @@ public interface Scheduler extends Clock {
      */
     Timer schedule(long delayNanos, Runnable task);
 
+    /**
+     * Hands {@code task} to the owner thread, to run after the current task. Safe to call from
+     * any thread on a real wire; a simulated network has one thread, which is the owner.
+     */
+    void execute(Runnable task);
+
+    /** True if the calling thread is the one that owns the protocol state. */
+    boolean inOwnerThread();
+
     /** A scheduled task. */
     interface Timer {
         /** Prevents the task from running if it has not run yet; returns true if it was pending. */

@@ -65,6 +65,18 @@ public final class SimScheduler implements Scheduler {
         return e;
     }
 
+    /** Runs {@code task} after the current event, at the same virtual time. */
+    @Override
+    public void execute(Runnable task) {
+        schedule(0, task);
+    }
+
+    /** Everything on a simulated network runs on the caller's thread. */
+    @Override
+    public boolean inOwnerThread() {
+        return true;
+    }
+
     /** Schedules the arrival of {@code packet} at {@code time}; pooled, allocation-free. */
     void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source) {
         Event e = free;

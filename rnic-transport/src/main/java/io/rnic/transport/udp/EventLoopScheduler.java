@@ -27,6 +27,16 @@ final class EventLoopScheduler implements Scheduler {
         return () -> f.cancel(false);
     }
 
+    @Override
+    public void execute(Runnable task) {
+        loop.execute(task);
+    }
+
+    @Override
+    public boolean inOwnerThread() {
+        return loop.inEventLoop();
+    }
+
     EventLoop loop() {
         return loop;
     }

@@ -1,0 +1,57 @@
+package io.rnic.core.hca;
+
+import io.rnic.core.qp.PathMtu;
+import io.rnic.core.qp.QpTransitions;
+
+/**
+ * Device and port limits ({@code ibv_device_attr} / {@code ibv_port_attr}). The defaults are
+ * rxe's (reference §10.2), except the active MTU, which is the port's maximum because there is
+ * no netdev MTU to derive it from.
+ *
+ * @param maxQp          queue pairs per device
+ * @param maxQpWr        work requests per queue
+ * @param maxSge         scatter/gather entries per work request
+ * @param maxCqe         entries per completion queue
+ * @param maxMr          memory regions per device
+ * @param maxMrSize      bytes per memory region
+ * @param maxQpRdAtom    max_qp_rd_atom: outstanding READs/atomics per QP, either side
+ * @param maxMtu         the port's largest MTU
+ * @param activeMtu      the port's active MTU
+ * @param maxMessageSize bytes per message
+ * @param sendWindow     request PSNs a QP may have unacknowledged (rxe: 128)
+ */
+public record HcaLimits(int maxQp, int maxQpWr, int maxSge, int maxCqe, int maxMr, long maxMrSize, int maxQpRdAtom,
+                        PathMtu maxMtu, PathMtu activeMtu, long maxMessageSize, int sendWindow) {
+    public HcaLimits {
+        if (maxQp < 1 || maxQpWr < 1 || maxSge < 1 || maxCqe < 1 || maxMr < 1 || maxMrSize < 1 || maxQpRdAtom < 1
+                || maxMessageSize < 1 || sendWindow < 1 || sendWindow > (1 << 23)) {
+            throw new IllegalArgumentException("device limits must be positive (send window at most 2^23): " + this);
+        }
+        if (activeMtu.bytes() > maxMtu.bytes()) {
+            throw new IllegalArgumentException("active MTU " + activeMtu + " exceeds the port maximum " + maxMtu);
+        }
+    }
+
+    /** rxe's limits: 128 outstanding reads/atomics, MTU 4096, 8 MiB messages, 128 PSNs in flight. */
+    public static HcaLimits defaults() {
+        return new HcaLimits(1 << 16, 1 << 15, 32, 1 << 16, 1 << 18, Long.MAX_VALUE, 128,
+                PathMtu.MTU_4096, PathMtu.MTU_4096, 1L << 31, 128);
+    }
+
+    /** The same limits with another send window. */
+    public HcaLimits withSendWindow(int psns) {
+        return new HcaLimits(maxQp, maxQpWr, maxSge, maxCqe, maxMr, maxMrSize, maxQpRdAtom, maxMtu, activeMtu,
+                maxMessageSize, psns);
+    }
+
+    /** The same limits with another active MTU. */
+    public HcaLimits withActiveMtu(PathMtu mtu) {
+        return new HcaLimits(maxQp, maxQpWr, maxSge, maxCqe, maxMr, maxMrSize, maxQpRdAtom, maxMtu, mtu,
+                maxMessageSize, sendWindow);
+    }
+
+    /** What QP attribute validation needs. */
+    public QpTransitions.Limits qpLimits() {
+        return new QpTransitions.Limits(maxMtu, maxQpRdAtom, 1, 1);
+    }
+}

@@ -1,0 +1,416 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.hca.Counter;
+import io.rnic.core.packet.AethSyndrome;
+import io.rnic.core.packet.Operation;
+import io.rnic.core.packet.Position;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.psn.Psn;
+import io.rnic.core.psn.ResponseRegion;
+import io.rnic.core.time.Scheduler;
+
+/**
+ * The completer (rxe's {@code rxe_comp.c}): matches responses against the oldest outstanding
+ * WQEs, places READ data and atomic results, completes WQEs in order, and drives
+ * retransmission on NAKs, implied NAKs, RNR NAKs and the local ACK timeout.
+ */
+final class Completer {
+    /** The completer's states for one response. */
+    enum State {
+        /** Find the oldest WQE that has been sent. */
+        GET_WQE,
+        /** Compare the response PSN with the WQE's PSN range. */
+        CHECK_PSN,
+        /** Check the response opcode against the WQE and dispatch on it. */
+        CHECK_ACK,
+        /** Place READ response data. */
+        READ,
+        /** Place an atomic's original value. */
+        ATOMIC,
+        /** A plain ACK covering SEND/WRITE packets. */
+        WRITE_SEND,
+        /** Complete the WQE successfully. */
+        COMP_WQE,
+        /** Retransmit after a sequence NAK, implied NAK or timeout, if retries remain. */
+        CHECK_RETRY,
+        /** Wait out an RNR NAK's timer, if RNR retries remain. */
+        RNR_RETRY,
+        /** Complete the WQE with an error and move the QP to ERR. */
+        ERROR,
+        /** Done with this response. */
+        DONE
+    }
+
+    /** Requester completion status for NAK codes 0–4 (reference §3.3); unknown codes are REM_OP_ERR. */
+    private static final WcStatus[] NAK_STATUS = {
+        WcStatus.RETRY_EXC_ERR, WcStatus.REM_INV_REQ_ERR, WcStatus.REM_ACCESS_ERR, WcStatus.REM_OP_ERR,
+        WcStatus.REM_INV_RD_REQ_ERR,
+    };
+
+    private final QpContext qp;
+    private int retryLeft;
+    private int rnrLeft;
+    private long ackDeadline;
+    private Scheduler.Timer ackTimer;
+    private Scheduler.Timer rnrTimer;
+    private boolean timerPending;
+    private final Runnable onAckTimer = this::ackTimerFired;
+
+    private SendWqe wqe;
+    private int retryPsn;
+    private WcStatus errorStatus;
+    private int rnrTimerCode;
+
+    Completer(QpContext qp) {
+        this.qp = qp;
+    }
+
+    void start() {
+        retryLeft = qp.attrs.retryCnt();
+        rnrLeft = qp.attrs.rnrRetry();
+    }
+
+    /** New RTS/SQD attributes: reload the retry budgets. */
+    void attributesChanged() {
+        retryLeft = qp.attrs.retryCnt();
+        rnrLeft = qp.attrs.rnrRetry();
+    }
+
+    void reset() {
+        stop();
+    }
+
+    void stop() {
+        if (ackTimer != null) {
+            ackTimer.cancel();
+            ackTimer = null;
+        }
+        timerPending = false;
+        if (rnrTimer != null) {
+            rnrTimer.cancel();
+            rnrTimer = null;
+        }
+    }
+
+    /** Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout; 0 means no timer. */
+    private long timeoutNanos() {
+        int t = qp.attrs.timeout();
+        return t == 0 ? 0 : 4096L << t;
+    }
+
+    /** Called for every request packet sent: (re)arms the local ACK timer. */
+    void packetSent() {
+        long t = timeoutNanos();
+        if (t == 0) {
+            return;
+        }
+        ackDeadline = qp.hca.scheduler().nanoTime() + t;
+        if (!timerPending) {
+            timerPending = true;
+            ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+        }
+    }
+
+    private void progress() {
+        retryLeft = qp.attrs.retryCnt();
+        rnrLeft = qp.attrs.rnrRetry();
+        long t = timeoutNanos();
+        if (t != 0) {
+            ackDeadline = qp.hca.scheduler().nanoTime() + t;
+        }
+    }
+
+    private void ackTimerFired() {
+        timerPending = false;
+        ackTimer = null;
+        if (qp.state == io.rnic.core.qp.QpState.ERR || qp.state == io.rnic.core.qp.QpState.RESET) {
+            return;
+        }
+        if (qp.requester.window.inFlight() == 0) {
+            return;
+        }
+        long now = qp.hca.scheduler().nanoTime();
+        if (qp.requester.rnrWait || now < ackDeadline) {
+            timerPending = true;
+            long wait = qp.requester.rnrWait ? timeoutNanos() : ackDeadline - now;
+            ackTimer = qp.hca.scheduler().schedule(wait, onAckTimer);
+            return;
+        }
+        qp.hca.counters().inc(Counter.LOCAL_ACK_TIMEOUTS);
+        retryPsn = qp.requester.window.oldestUnacked();
+        wqe = oldestSent();
+        runFrom(State.CHECK_RETRY, null);
+    }
+
+    /** Handles a response packet (ACK, NAK, READ response, atomic ACK). */
+    void onResponse(RocePacket p) {
+        int psn = p.bth().psn();
+        ResponseRegion region = qp.requester.window.classify(psn);
+        if (region == ResponseRegion.DUPLICATE) {
+            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
+            return;
+        }
+        if (region == ResponseRegion.INVALID) {
+            qp.hca.counters().inc(Counter.GHOST_RESPONSE);
+            return;
+        }
+        runFrom(State.GET_WQE, p);
+    }
+
+    private SendWqe oldestSent() {
+        SendQueue sq = qp.sq;
+        if (sq.completed() >= sq.posted()) {
+            return null;
+        }
+        SendWqe w = sq.at(sq.completed());
+        return w.psnAssigned ? w : null;
+    }
+
+    private void runFrom(State start, RocePacket p) {
+        State s = start;
+        int psn = p == null ? 0 : p.bth().psn();
+        while (s != State.DONE) {
+            switch (s) {
+                case GET_WQE -> {
+                    wqe = oldestSent();
+                    s = wqe == null ? State.DONE : State.CHECK_PSN;
+                }
+                case CHECK_PSN -> s = checkPsn(p, psn);
+                case CHECK_ACK -> s = checkAck(p, psn);
+                case READ -> s = read(p, psn);
+                case ATOMIC -> {
+                    wqe.sgl.putLong(p.atomicAckEth().originalData());
+                    qp.requester.window.acknowledge(psn);
+                    s = State.COMP_WQE;
+                }
+                case WRITE_SEND -> {
+                    qp.requester.window.acknowledge(psn);
+                    progress();
+                    s = psn == wqe.lastPsn ? State.COMP_WQE : State.DONE;
+                }
+                case COMP_WQE -> {
+                    completeWqe();
+                    // An ACK beyond this WQE also covers the next ones.
+                    s = p != null && p.opcode().operation() == Operation.ACKNOWLEDGE
+                            && Psn.isAfter(psn, wqe.lastPsn) ? State.GET_WQE : State.DONE;
+                    if (s == State.DONE) {
+                        qp.requester.run();
+                    }
+                }
+                case CHECK_RETRY -> s = checkRetry();
+                case RNR_RETRY -> s = rnrRetry();
+                case ERROR -> {
+                    if (wqe != null) {
+                        qp.completeSend(wqe, errorStatus);
+                    }
+                    qp.moveToError(AsyncEvent.Type.QP_FATAL);
+                    s = State.DONE;
+                }
+                default -> throw new IllegalStateException("completer state " + s);
+            }
+        }
+    }
+
+    private State checkPsn(RocePacket p, int psn) {
+        if (Psn.isAfter(psn, wqe.lastPsn)) {
+            if (wqe.kind.isReadOrAtomic()) {
+                // Responses come back in order: a later PSN means this READ's or atomic's
+                // responses were lost (an implied NAK).
+                qp.hca.counters().inc(Counter.IMPLIED_NAK);
+                retryPsn = expectedPsn(wqe);
+                return State.CHECK_RETRY;
+            }
+            if (wqe.state != SendWqe.State.SENT) {
+                return State.DONE; // an ACK cannot cover a message not fully sent; stale
+            }
+            qp.requester.window.acknowledge(wqe.lastPsn);
+            progress();
+            return State.COMP_WQE;
+        }
+        if (Psn.isBefore(psn, wqe.firstPsn)) {
+            return State.DONE;
+        }
+        return State.CHECK_ACK;
+    }
+
+    private State checkAck(RocePacket p, int psn) {
+        Operation op = p.opcode().operation();
+        if (op == Operation.RDMA_READ_RESPONSE) {
+            if (!wqe.kind.isRead()) {
+                errorStatus = WcStatus.BAD_RESP_ERR;
+                return State.ERROR;
+            }
+            return State.READ;
+        }
+        if (op == Operation.ATOMIC_ACKNOWLEDGE) {
+            if (!wqe.kind.isAtomic()) {
+                errorStatus = WcStatus.BAD_RESP_ERR;
+                return State.ERROR;
+            }
+            if (!AethIsAck(p)) {
+                return nak(p, psn);
+            }
+            progress();
+            return State.ATOMIC;
+        }
+        // ACKNOWLEDGE
+        int syn = p.aeth().syndrome();
+        int type = AethSyndrome.type(syn);
+        if (type == AethSyndrome.TYPE_ACK) {
+            if (wqe.kind.isReadOrAtomic()) {
+                return State.DONE; // a READ or atomic completes only from its own responses
+            }
+            return State.WRITE_SEND;
+        }
+        return nak(p, psn);
+    }
+
+    private static boolean AethIsAck(RocePacket p) {
+        return AethSyndrome.type(p.aeth().syndrome()) == AethSyndrome.TYPE_ACK;
+    }
+
+    private State nak(RocePacket p, int psn) {
+        int syn = p.aeth().syndrome();
+        int type = AethSyndrome.type(syn);
+        int value = AethSyndrome.value(syn);
+        if (type == AethSyndrome.TYPE_RNR_NAK) {
+            qp.hca.counters().inc(Counter.RCVD_RNR_ERR);
+            qp.requester.window.acknowledgeBefore(psn);
+            retryPsn = psn;
+            rnrTimerCode = value;
+            return State.RNR_RETRY;
+        }
+        qp.hca.counters().inc(Counter.RCVD_NAKS);
+        if (type == AethSyndrome.TYPE_NAK && value == AethSyndrome.NAK_PSN_SEQUENCE_ERROR) {
+            if (Psn.isAfter(psn, qp.requester.window.oldestUnacked())) {
+                qp.hca.counters().inc(Counter.RCVD_SEQ_ERR);
+            }
+            qp.requester.window.acknowledgeBefore(psn);
+            completeCoveredBefore(psn);
+            retryPsn = psn;
+            return State.CHECK_RETRY;
+        }
+        errorStatus = type == AethSyndrome.TYPE_NAK && value < NAK_STATUS.length ? NAK_STATUS[value] : WcStatus.REM_OP_ERR;
+        return State.ERROR;
+    }
+
+    /** A sequence NAK at {@code psn} acknowledges SEND/WRITE WQEs that end before it. */
+    private void completeCoveredBefore(int psn) {
+        SendWqe w;
+        while ((w = oldestSent()) != null && !w.kind.isReadOrAtomic() && w.state == SendWqe.State.SENT
+                && Psn.isBefore(w.lastPsn, psn)) {
+            wqe = w;
+            completeWqe();
+        }
+        wqe = oldestSent();
+    }
+
+    private State read(RocePacket p, int psn) {
+        int expected = expectedPsn(wqe);
+        if (psn != expected) {
+            if (Psn.isAfter(psn, expected)) {
+                qp.hca.counters().inc(Counter.IMPLIED_NAK);
+                retryPsn = expected;
+                return State.CHECK_RETRY;
+            }
+            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
+            return State.DONE;
+        }
+        Position pos = p.opcode().position();
+        boolean first = wqe.readPlaced == 0;
+        // A fresh stream starts with FIRST/ONLY; after a partial retry the responder may continue
+        // with MIDDLE/LAST (rxe) — both are accepted as long as the PSN is the expected one.
+        if (first && !pos.startsMessage() && psn == wqe.firstPsn) {
+            errorStatus = WcStatus.BAD_RESP_ERR;
+            return State.ERROR;
+        }
+        if (pos.startsMessage() || pos == Position.LAST) {
+            if (!AethIsAck(p)) {
+                return nak(p, psn);
+            }
+        }
+        int len = p.payloadLength();
+        long remaining = wqe.length() - wqe.readPlaced;
+        boolean last = pos.endsMessage();
+        if (len > remaining || (!last && len != qp.mtu) || (last && len != remaining)) {
+            errorStatus = WcStatus.BAD_RESP_ERR;
+            return State.ERROR;
+        }
+        if (len > 0) {
+            wqe.sgl.scatter(wqe.readPlaced, p.buffer(), p.payloadOffset(), len);
+        }
+        wqe.readPlaced += len;
+        qp.requester.window.acknowledge(psn);
+        progress();
+        return last ? State.COMP_WQE : State.DONE;
+    }
+
+    /** The next response PSN a READ or atomic WQE is waiting for. */
+    private int expectedPsn(SendWqe w) {
+        if (w.kind.isRead()) {
+            return Psn.add(w.firstPsn, (int) (w.readPlaced / qp.mtu));
+        }
+        return w.firstPsn;
+    }
+
+    private void completeWqe() {
+        if (wqe.kind.isReadOrAtomic()) {
+            qp.requester.rdAtomicOutstanding--;
+        }
+        qp.requester.window.acknowledge(wqe.lastPsn);
+        qp.completeSend(wqe, WcStatus.SUCCESS);
+        qp.requester.checkDrained();
+    }
+
+    private State checkRetry() {
+        if (wqe == null) {
+            return State.DONE;
+        }
+        if (retryLeft == 0) {
+            qp.hca.counters().inc(Counter.RETRY_EXCEEDED_ERR);
+            errorStatus = WcStatus.RETRY_EXC_ERR;
+            return State.ERROR;
+        }
+        retryLeft--;
+        qp.hca.counters().inc(Counter.COMPLETER_RETRY_ERR);
+        qp.requester.rewind(retryPsn);
+        qp.requester.run();
+        return State.DONE;
+    }
+
+    private State rnrRetry() {
+        if (rnrLeft == 0) {
+            qp.hca.counters().inc(Counter.RETRY_RNR_EXCEEDED_ERR);
+            errorStatus = WcStatus.RNR_RETRY_EXC_ERR;
+            return State.ERROR;
+        }
+        if (rnrLeft != 7) { // 7 means retry forever
+            rnrLeft--;
+        }
+        if (qp.requester.rnrWait) {
+            return State.DONE;
+        }
+        qp.requester.rnrWait = true;
+        int psn = retryPsn;
+        long delay = AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L;
+        rnrTimer = qp.hca.scheduler().schedule(delay, () -> {
+            rnrTimer = null;
+            qp.requester.rnrWait = false;
+            if (qp.state == io.rnic.core.qp.QpState.ERR) {
+                return;
+            }
+            qp.requester.rewind(psn);
+            packetSentDeadlineReset();
+            qp.requester.run();
+        });
+        return State.DONE;
+    }
+
+    private void packetSentDeadlineReset() {
+        long t = timeoutNanos();
+        if (t != 0) {
+            ackDeadline = qp.hca.scheduler().nanoTime() + t;
+        }
+    }
+}

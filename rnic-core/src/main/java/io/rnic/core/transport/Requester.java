@@ -1,0 +1,336 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.hca.Counter;
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.memory.AccessResult;
+import io.rnic.core.packet.Opcode;
+import io.rnic.core.packet.OpcodeTable;
+import io.rnic.core.packet.Operation;
+import io.rnic.core.packet.Position;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.psn.Psn;
+import io.rnic.core.psn.RequesterPsnWindow;
+import io.rnic.core.qp.QpState;
+
+/**
+ * The requester (rxe's {@code rxe_req.c}): turns send WQEs into request packets in order,
+ * assigns PSNs, and respects the limits on PSNs in flight, outstanding READs and atomics, and
+ * fences. Retransmission rewinds it to a PSN; it then resends the same packets with the same
+ * PSNs (a partially answered READ is re-requested for its remainder).
+ */
+final class Requester {
+    /** The requester's states; {@link #run()} steps through them until it must wait. */
+    enum State {
+        /** Pick the WQE at the cursor. */
+        NEXT_WQE,
+        /** Check the WQE's local buffers once before any packet goes out. */
+        CHECK_LOCAL,
+        /** A fenced WQE waits for earlier READs and atomics to complete. */
+        CHECK_FENCE,
+        /** A READ or atomic waits for a free max_rd_atomic slot. */
+        CHECK_RD_ATOMIC,
+        /** The packet's PSN must fit in the window of PSNs in flight. */
+        CHECK_WINDOW,
+        /** Build and send the WQE's next packet. */
+        SEND_PACKET,
+        /** Nothing can be sent now. */
+        WAIT,
+        /** A local error completes the WQE and moves the QP to ERR. */
+        LOCAL_ERROR
+    }
+
+    /** AckReq is set on at least every this many packets of a long message, as rxe does. */
+    static final int MAX_PACKETS_PER_ACK = 64;
+
+    private final QpContext qp;
+    final RequesterPsnWindow window = new RequesterPsnWindow(128);
+    /** Index in the send queue of the WQE being sent. */
+    long cursor;
+    /** READ and atomic WQEs sent and not yet completed. */
+    int rdAtomicOutstanding;
+    private int packetsSinceAckReq;
+    /** Waiting out an RNR NAK's timer. */
+    boolean rnrWait;
+    private boolean drainNotify;
+    private boolean running;
+    private WcStatus localError;
+
+    Requester(QpContext qp) {
+        this.qp = qp;
+    }
+
+    void start(int sqPsn) {
+        window.limit(qp.hca.limits().sendWindow());
+        window.reset(sqPsn);
+        cursor = qp.sq.completed();
+        rdAtomicOutstanding = 0;
+        packetsSinceAckReq = 0;
+        rnrWait = false;
+    }
+
+    void reset() {
+        cursor = 0;
+        rdAtomicOutstanding = 0;
+        rnrWait = false;
+        drainNotify = false;
+    }
+
+    void stop() {
+        rnrWait = false;
+    }
+
+    void drainRequested(boolean notify) {
+        drainNotify = notify;
+        checkDrained();
+    }
+
+    /** Raises SQ_DRAINED once everything started before SQD has completed. */
+    void checkDrained() {
+        if (qp.state == QpState.SQD && drainNotify && window.inFlight() == 0 && qp.sq.completed() == cursor) {
+            drainNotify = false;
+            qp.hca.raise(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp.qpn, "send queue drained"));
+        }
+    }
+
+    /** Sends whatever can be sent now. Re-entrant calls (from completions it triggers) are folded. */
+    void run() {
+        if (running) {
+            return;
+        }
+        running = true;
+        try {
+            State s = State.NEXT_WQE;
+            SendWqe w = null;
+            while (s != State.WAIT) {
+                switch (s) {
+                    case NEXT_WQE -> {
+                        w = nextWqe();
+                        s = w == null ? State.WAIT : w.localChecked ? State.CHECK_FENCE : State.CHECK_LOCAL;
+                    }
+                    case CHECK_LOCAL -> s = checkLocal(w);
+                    case CHECK_FENCE -> s = (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0
+                            ? State.WAIT : State.CHECK_RD_ATOMIC;
+                    case CHECK_RD_ATOMIC -> s = w.kind.isReadOrAtomic() && !w.psnAssigned
+                            && rdAtomicOutstanding >= Math.max(1, qp.attrs.maxRdAtomic()) ? State.WAIT : State.CHECK_WINDOW;
+                    case CHECK_WINDOW -> s = fitsWindow(w) ? State.SEND_PACKET : State.WAIT;
+                    case SEND_PACKET -> s = sendPacket(w);
+                    case LOCAL_ERROR -> {
+                        localErrorComplete(w);
+                        s = State.WAIT;
+                    }
+                    default -> throw new IllegalStateException("requester state " + s);
+                }
+            }
+        } finally {
+            running = false;
+        }
+    }
+
+    private SendWqe nextWqe() {
+        QpState st = qp.state;
+        if ((st != QpState.RTS && st != QpState.SQD) || rnrWait) {
+            return null;
+        }
+        if (cursor < qp.sq.completed()) {
+            cursor = qp.sq.completed();
+        }
+        if (cursor >= qp.sq.posted()) {
+            return null;
+        }
+        SendWqe w = qp.sq.at(cursor);
+        if (st == QpState.SQD && !w.psnAssigned) {
+            return null; // SQD finishes what was started and starts nothing new
+        }
+        return w;
+    }
+
+    private State checkLocal(SendWqe w) {
+        if (!w.isInline()) {
+            int access = w.kind.isReadOrAtomic() ? AccessFlags.LOCAL_WRITE : 0;
+            AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, access);
+            if (r != AccessResult.OK) {
+                localError = r.localStatus();
+                return State.LOCAL_ERROR;
+            }
+        }
+        w.localChecked = true;
+        w.packets = packetsOf(w);
+        return State.CHECK_FENCE;
+    }
+
+    private int packetsOf(SendWqe w) {
+        if (w.kind.isAtomic()) {
+            return 1;
+        }
+        long len = w.length();
+        return (int) Math.max(1, (len + qp.mtu - 1) / qp.mtu);
+    }
+
+    /** READs and atomics take all their PSNs at once; SEND and WRITE one per packet. */
+    private boolean fitsWindow(SendWqe w) {
+        int need;
+        if (w.kind.isReadOrAtomic()) {
+            need = w.psnAssigned ? 0 : w.packets;
+        } else {
+            need = w.psnAssigned && w.nextPacket < w.reservedPackets ? 0 : 1;
+        }
+        // An empty window always admits the next WQE, so that a READ longer than the window
+        // can still go.
+        return need == 0 || window.canReserve(need) || window.inFlight() == 0;
+    }
+
+    private State sendPacket(SendWqe w) {
+        boolean fresh = !w.psnAssigned;
+        if (fresh) {
+            w.firstPsn = window.next();
+            w.lastPsn = Psn.add(w.firstPsn, w.packets - 1);
+            w.psnAssigned = true;
+            w.state = SendWqe.State.SENDING;
+            if (w.kind.isReadOrAtomic()) {
+                window.reserve(w.packets);
+                w.reservedPackets = w.packets;
+                rdAtomicOutstanding++;
+            }
+        }
+        boolean retransmission;
+        if (w.kind.isReadOrAtomic()) {
+            retransmission = !fresh;
+            sendReadOrAtomic(w);
+            w.nextPacket = w.packets;
+        } else {
+            if (w.nextPacket >= w.reservedPackets) {
+                window.reserve(1);
+                w.reservedPackets++;
+                retransmission = false;
+            } else {
+                retransmission = true;
+            }
+            sendData(w, w.nextPacket);
+            w.nextPacket++;
+        }
+        if (retransmission) {
+            qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
+        }
+        qp.completer.packetSent();
+        if (w.nextPacket >= w.packets) {
+            w.state = SendWqe.State.SENT;
+            cursor++;
+            return State.NEXT_WQE;
+        }
+        return State.CHECK_WINDOW;
+    }
+
+    /** One packet of a SEND or RDMA WRITE. */
+    private void sendData(SendWqe w, int index) {
+        long total = w.length();
+        long offset = (long) index * qp.mtu;
+        int len = (int) Math.min(qp.mtu, total - offset);
+        Position pos = position(index, w.packets);
+        boolean last = pos.endsMessage();
+        Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), pos, w.kind.immediate() && last,
+                w.kind.invalidate() && last);
+        RocePacket p = qp.startPacket(op, len);
+        int psn = Psn.add(w.firstPsn, index);
+        packetsSinceAckReq++;
+        boolean ackReq = last || packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
+        if (ackReq) {
+            packetsSinceAckReq = 0;
+        }
+        p.bth().psn(psn).ackReq(ackReq).solicited(last && (w.flags & SendWqe.SOLICITED) != 0
+                && (w.kind.operation() == Operation.SEND || w.kind.immediate()));
+        if (pos.startsMessage() && op.has(io.rnic.core.packet.Header.RETH)) {
+            p.reth().virtualAddress(w.remoteAddr).rkey(w.rkey).dmaLength((int) total);
+        }
+        if (op.hasImmediate()) {
+            p.immDt().immediate(w.imm);
+        }
+        if (op.hasInvalidate()) {
+            p.ieth().rkey(w.invalidateRkey);
+        }
+        if (len > 0) {
+            if (w.isInline()) {
+                p.buffer().setBytes(p.payloadOffset(), w.inline, (int) offset, len);
+            } else {
+                w.sgl.gather(offset, p.buffer(), p.payloadOffset(), len);
+            }
+        }
+        qp.transmit(p);
+    }
+
+    /** The READ request (whole, or for the remainder after a partial retry) or the atomic. */
+    private void sendReadOrAtomic(SendWqe w) {
+        Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), Position.ONLY, false, false);
+        RocePacket p = qp.startPacket(op, 0);
+        packetsSinceAckReq = 0;
+        if (w.kind.isRead()) {
+            int psn = w.readRetryPsn >= 0 ? w.readRetryPsn : w.firstPsn;
+            long done = (long) Psn.forward(w.firstPsn, psn) * qp.mtu;
+            p.bth().psn(psn).ackReq(true);
+            p.reth().virtualAddress(w.remoteAddr + done).rkey(w.rkey).dmaLength((int) (w.length() - done));
+        } else {
+            p.bth().psn(w.firstPsn).ackReq(true);
+            boolean cas = w.kind.operation() == Operation.COMPARE_SWAP;
+            // Verbs naming: compare_add is CAS's compare value and FAA's addend (reference §2.4).
+            p.atomicEth().virtualAddress(w.remoteAddr).rkey(w.rkey)
+                    .swapAdd(cas ? w.swap : w.compareAdd).compare(cas ? w.compareAdd : 0);
+        }
+        qp.transmit(p);
+    }
+
+    private static Position position(int index, int count) {
+        if (count == 1) {
+            return Position.ONLY;
+        }
+        if (index == 0) {
+            return Position.FIRST;
+        }
+        return index == count - 1 ? Position.LAST : Position.MIDDLE;
+    }
+
+    private void localErrorComplete(SendWqe w) {
+        // Everything before this WQE must finish first; the error is reported when it is the oldest.
+        if (qp.sq.completed() == cursor) {
+            qp.completeSend(w, localError);
+            qp.moveToError(AsyncEvent.Type.QP_REQ_ERR);
+        }
+        // Otherwise the completer runs the requester again when the earlier WQEs complete.
+    }
+
+    /**
+     * Goes back to resend from {@code psn}: the WQE containing it restarts at that packet (a READ
+     * is re-requested for its remainder), every later WQE from its first packet.
+     */
+    void rewind(int psn) {
+        for (long i = qp.sq.completed(); i < qp.sq.posted(); i++) {
+            SendWqe w = qp.sq.at(i);
+            if (!w.psnAssigned) {
+                break;
+            }
+            int into = Psn.forward(w.firstPsn, psn);
+            if (into < w.packets) {
+                cursor = i;
+                if (w.kind.isRead()) {
+                    w.readRetryPsn = psn;
+                    w.nextPacket = 0;
+                } else if (w.kind.isAtomic()) {
+                    w.nextPacket = 0;
+                } else {
+                    w.nextPacket = into;
+                }
+                w.state = SendWqe.State.SENDING;
+                for (long j = i + 1; j < qp.sq.posted(); j++) {
+                    SendWqe later = qp.sq.at(j);
+                    if (!later.psnAssigned) {
+                        break;
+                    }
+                    later.nextPacket = 0;
+                    later.readRetryPsn = -1;
+                    later.state = SendWqe.State.SENDING;
+                }
+                packetsSinceAckReq = 0;
+                return;
+            }
+        }
+    }
+}

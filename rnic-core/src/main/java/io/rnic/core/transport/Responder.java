@@ -1,0 +1,514 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.hca.Counter;
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.memory.AccessResult;
+import io.rnic.core.memory.MemoryAccess;
+import io.rnic.core.memory.MemoryRegion;
+import io.rnic.core.packet.AethSyndrome;
+import io.rnic.core.packet.Header;
+import io.rnic.core.packet.Opcode;
+import io.rnic.core.packet.OpcodeTable;
+import io.rnic.core.packet.Operation;
+import io.rnic.core.packet.Position;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.psn.Psn;
+import io.rnic.core.psn.RequestRegion;
+import io.rnic.core.psn.ResponderPsnWindow;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The responder (rxe's {@code rxe_resp.c}): checks each request in the specification's order
+ * — PSN, opcode sequence, operation allowed, resources, lengths, R_Key — before any memory is
+ * touched, then executes it, completes receive WQEs, and acknowledges. Duplicates are answered
+ * without re-executing SENDs, WRITEs and atomics; duplicate READs are re-read from memory.
+ */
+final class Responder {
+    /** The responder's states for one request packet. */
+    enum State {
+        CHK_PSN, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE,
+        READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR, DONE
+    }
+
+    /** The QP access flag each operation needs; SEND needs none. */
+    private static final Map<Operation, Integer> REQUIRED_QP_ACCESS = new EnumMap<>(Operation.class);
+
+    static {
+        REQUIRED_QP_ACCESS.put(Operation.SEND, 0);
+        REQUIRED_QP_ACCESS.put(Operation.RDMA_WRITE, AccessFlags.REMOTE_WRITE);
+        REQUIRED_QP_ACCESS.put(Operation.RDMA_READ_REQUEST, AccessFlags.REMOTE_READ);
+        REQUIRED_QP_ACCESS.put(Operation.COMPARE_SWAP, AccessFlags.REMOTE_ATOMIC);
+        REQUIRED_QP_ACCESS.put(Operation.FETCH_ADD, AccessFlags.REMOTE_ATOMIC);
+    }
+
+    private final QpContext qp;
+    private final ResponderPsnWindow window = new ResponderPsnWindow();
+    private int msn;
+    private boolean nakSent;
+    private ResponderResource[] resources = new ResponderResource[0];
+    private int nextResource;
+
+    // The message in progress.
+    private Operation inMessage;
+    private RecvWqe rwqe;
+    private long placed;
+    private MemoryRegion writeMr;
+    private long writeVa;
+    private long writeRemaining;
+    private long writeLength;
+
+    private ResponderError error;
+
+    Responder(QpContext qp) {
+        this.qp = qp;
+    }
+
+    void start(int rqPsn, int maxDestRdAtomic) {
+        window.reset(rqPsn);
+        msn = 0;
+        nakSent = false;
+        resources = new ResponderResource[Math.max(0, maxDestRdAtomic)];
+        for (int i = 0; i < resources.length; i++) {
+            resources[i] = new ResponderResource();
+        }
+        nextResource = 0;
+        endMessage();
+    }
+
+    void reset() {
+        endMessage();
+        nakSent = false;
+    }
+
+    void stop() {
+        endMessage();
+    }
+
+    private void endMessage() {
+        inMessage = null;
+        rwqe = null;
+        placed = 0;
+        writeMr = null;
+        writeRemaining = 0;
+        writeLength = 0;
+    }
+
+    /** The expected PSN, for tests and queries. */
+    int expectedPsn() {
+        return window.expected();
+    }
+
+    int msn() {
+        return msn;
+    }
+
+    void onRequest(RocePacket p) {
+        State s = State.CHK_PSN;
+        while (s != State.DONE) {
+            s = switch (s) {
+                case CHK_PSN -> checkPsn(p);
+                case CHK_OP_SEQ -> checkOpSequence(p);
+                case CHK_OP_VALID -> checkOpValid(p);
+                case CHK_RESOURCE -> checkResource(p);
+                case CHK_LENGTH -> checkLength(p);
+                case CHK_RKEY -> checkRkey(p);
+                case EXECUTE -> execute(p);
+                case READ_REPLY -> readReply(p);
+                case ATOMIC_REPLY -> atomicReply(p);
+                case COMPLETE -> complete(p);
+                case ACKNOWLEDGE -> acknowledge(p);
+                case DUPLICATE_REQUEST -> duplicate(p);
+                case RNR -> rnr(p);
+                case ERROR -> fail(p);
+                default -> throw new IllegalStateException("responder state " + s);
+            };
+        }
+    }
+
+    private State checkPsn(RocePacket p) {
+        int psn = p.bth().psn();
+        RequestRegion r = window.classify(psn);
+        if (r == RequestRegion.EXPECTED) {
+            nakSent = false;
+            return State.CHK_OP_SEQ;
+        }
+        if (r == RequestRegion.DUPLICATE) {
+            qp.hca.counters().inc(Counter.DUPLICATE_REQUEST);
+            return State.DUPLICATE_REQUEST;
+        }
+        // Out of sequence: one NAK, then silence until the expected PSN or a duplicate comes.
+        if (!nakSent) {
+            nakSent = true;
+            qp.hca.counters().inc(Counter.OUT_OF_SEQ_REQUEST);
+            sendAck(AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR), window.expected());
+        } else {
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+        }
+        return State.DONE;
+    }
+
+    private State checkOpSequence(RocePacket p) {
+        Opcode op = p.opcode();
+        Position pos = op.position();
+        if (inMessage != null) {
+            if (pos.startsMessage() || op.operation() != inMessage) {
+                return error(ResponderError.OPCODE_SEQUENCE);
+            }
+        } else if (!pos.startsMessage()) {
+            return error(ResponderError.OPCODE_SEQUENCE);
+        }
+        return State.CHK_OP_VALID;
+    }
+
+    private State checkOpValid(RocePacket p) {
+        Integer need = REQUIRED_QP_ACCESS.get(p.opcode().operation());
+        if (need == null || (need != 0 && (qp.accessFlags & need) == 0)) {
+            return error(ResponderError.OPERATION_NOT_ALLOWED);
+        }
+        return State.CHK_RESOURCE;
+    }
+
+    /** Does this packet take a receive WQE: the start of a SEND, or the end of a WRITE with immediate. */
+    private static boolean needsRwqe(Opcode op) {
+        Operation o = op.operation();
+        return (o == Operation.SEND && op.position().startsMessage())
+                || (o == Operation.RDMA_WRITE && op.hasImmediate());
+    }
+
+    private State checkResource(RocePacket p) {
+        Opcode op = p.opcode();
+        if (needsRwqe(op) && rwqe == null && qp.rq.available() == 0) {
+            return State.RNR;
+        }
+        if ((op.operation() == Operation.RDMA_READ_REQUEST || op.operation() == Operation.COMPARE_SWAP
+                || op.operation() == Operation.FETCH_ADD) && resources.length == 0) {
+            return error(ResponderError.NO_RESPONDER_RESOURCES);
+        }
+        return State.CHK_LENGTH;
+    }
+
+    private State checkLength(RocePacket p) {
+        Opcode op = p.opcode();
+        int len = p.payloadLength();
+        int mtu = qp.mtu;
+        if (op.hasPayload()) {
+            boolean ok = switch (op.position()) {
+                case FIRST, MIDDLE -> len == mtu;
+                case LAST -> len >= 1 && len <= mtu;
+                case ONLY -> len <= mtu;
+            };
+            if (!ok) {
+                return error(ResponderError.LENGTH);
+            }
+        }
+        if (op.has(Header.RETH)) {
+            long dma = Integer.toUnsignedLong(p.reth().dmaLength());
+            if (dma > (1L << 31)) {
+                return error(ResponderError.LENGTH);
+            }
+            if (op.operation() == Operation.RDMA_WRITE) {
+                boolean ok = op.position() == Position.ONLY ? len == dma : len <= dma;
+                if (!ok) {
+                    return error(ResponderError.LENGTH);
+                }
+            }
+        } else if (op.operation() == Operation.RDMA_WRITE) {
+            boolean ok = op.position() == Position.LAST ? len == writeRemaining : len < writeRemaining;
+            if (!ok) {
+                return error(ResponderError.LENGTH);
+            }
+        }
+        return State.CHK_RKEY;
+    }
+
+    private State checkRkey(RocePacket p) {
+        Opcode op = p.opcode();
+        Operation o = op.operation();
+        if (o == Operation.RDMA_WRITE || o == Operation.RDMA_READ_REQUEST) {
+            if (!op.has(Header.RETH)) {
+                return State.EXECUTE; // WRITE MIDDLE/LAST: checked at FIRST
+            }
+            long va = p.reth().virtualAddress();
+            long len = Integer.toUnsignedLong(p.reth().dmaLength());
+            int access = o == Operation.RDMA_WRITE ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ;
+            MemoryRegion mr = null;
+            if (len > 0) { // zero-length transfers name no memory and are not checked (C9-88)
+                mr = qp.hca.keys().lookup(p.reth().rkey());
+                AccessResult r = MemoryAccess.check(mr, qp.pd, va, len, access, 1);
+                if (r != AccessResult.OK) {
+                    return error(ResponderError.REMOTE_ACCESS);
+                }
+            }
+            if (o == Operation.RDMA_WRITE) {
+                writeMr = mr;
+                writeVa = va;
+                writeRemaining = len;
+                writeLength = len;
+            }
+            return State.EXECUTE;
+        }
+        if (o == Operation.COMPARE_SWAP || o == Operation.FETCH_ADD) {
+            long va = p.atomicEth().virtualAddress();
+            if ((va & 7) != 0) {
+                return error(ResponderError.MISALIGNED_ATOMIC);
+            }
+            MemoryRegion mr = qp.hca.keys().lookup(p.atomicEth().rkey());
+            AccessResult r = MemoryAccess.check(mr, qp.pd, va, 8, AccessFlags.REMOTE_ATOMIC, 8);
+            if (r != AccessResult.OK) {
+                return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
+            }
+            return State.ATOMIC_REPLY;
+        }
+        // SEND: the receive WQE's own buffers and size.
+        if (op.position().startsMessage()) {
+            RecvWqe w = qp.rq.take();
+            rwqe = w;
+            placed = 0;
+            AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, AccessFlags.LOCAL_WRITE);
+            if (r != AccessResult.OK) {
+                return error(ResponderError.RECEIVE_BUFFER);
+            }
+        }
+        if (placed + p.payloadLength() > rwqe.sgl.totalLength()) {
+            return error(ResponderError.RECEIVE_TOO_SHORT);
+        }
+        return State.EXECUTE;
+    }
+
+    private State execute(RocePacket p) {
+        Opcode op = p.opcode();
+        int len = p.payloadLength();
+        switch (op.operation()) {
+            case SEND -> {
+                if (len > 0) {
+                    rwqe.sgl.scatter(placed, p.buffer(), p.payloadOffset(), len);
+                }
+                placed += len;
+            }
+            case RDMA_WRITE -> {
+                if (len > 0) {
+                    writeMr.write(writeVa, p.buffer(), p.payloadOffset(), len);
+                }
+                writeVa += len;
+                writeRemaining -= len;
+            }
+            case RDMA_READ_REQUEST -> {
+                return State.READ_REPLY;
+            }
+            default -> throw new IllegalStateException("no execution for " + op);
+        }
+        return State.COMPLETE;
+    }
+
+    private ResponderResource allocateResource() {
+        ResponderResource r = resources[nextResource];
+        // More READs/atomics than advertised overwrite the oldest entry, as in rxe.
+        nextResource = (nextResource + 1) % resources.length;
+        r.valid = true;
+        return r;
+    }
+
+    private State readReply(RocePacket p) {
+        int psn = p.bth().psn();
+        long va = p.reth().virtualAddress();
+        int rkey = p.reth().rkey();
+        long len = Integer.toUnsignedLong(p.reth().dmaLength());
+        int packets = (int) Math.max(1, (len + qp.mtu - 1) / qp.mtu);
+        ResponderResource r = allocateResource();
+        r.atomic = false;
+        r.firstPsn = psn;
+        r.lastPsn = Psn.add(psn, packets - 1);
+        r.va = va;
+        r.rkey = rkey;
+        r.length = len;
+        // C9-148: the MSN counts a READ when it is accepted, before the data goes out.
+        msn = Psn.next(msn);
+        window.advance(packets);
+        sendReadResponses(r, psn);
+        return State.DONE;
+    }
+
+    /** Sends the READ responses of resource {@code r} from {@code fromPsn} to its end. */
+    private void sendReadResponses(ResponderResource r, int fromPsn) {
+        int packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
+        int startIndex = Psn.forward(r.firstPsn, fromPsn);
+        MemoryRegion mr = r.length > 0 ? qp.hca.keys().lookup(r.rkey) : null;
+        for (int i = startIndex; i < packets; i++) {
+            long offset = (long) i * qp.mtu;
+            int len = (int) Math.min(qp.mtu, r.length - offset);
+            Position pos = packets == 1 ? Position.ONLY : i == 0 ? Position.FIRST : i == packets - 1 ? Position.LAST : Position.MIDDLE;
+            Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, pos, false, false);
+            RocePacket out = qp.startPacket(op, len);
+            out.bth().psn(Psn.add(r.firstPsn, i));
+            if (op.has(Header.AETH)) {
+                out.aeth().syndrome(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID)).msn(msn);
+            }
+            if (len > 0) {
+                mr.read(r.va + offset, out.buffer(), out.payloadOffset(), len);
+            }
+            qp.transmit(out);
+            qp.hca.counters().inc(Counter.READ_RESPONSES_SENT);
+        }
+    }
+
+    private State atomicReply(RocePacket p) {
+        int psn = p.bth().psn();
+        long va = p.atomicEth().virtualAddress();
+        MemoryRegion mr = qp.hca.keys().lookup(p.atomicEth().rkey());
+        long original;
+        // Atomics on one device are serialised (reference §8.3).
+        synchronized (qp.hca.atomicLock()) {
+            original = p.opcode().operation() == Operation.COMPARE_SWAP
+                    ? mr.compareAndSwap(va, p.atomicEth().compare(), p.atomicEth().swapAdd())
+                    : mr.fetchAndAdd(va, p.atomicEth().swapAdd());
+        }
+        qp.hca.counters().inc(Counter.ATOMICS_EXECUTED);
+        ResponderResource r = allocateResource();
+        r.atomic = true;
+        r.firstPsn = psn;
+        r.lastPsn = psn;
+        r.va = va;
+        r.rkey = p.atomicEth().rkey();
+        r.length = 8;
+        r.original = original;
+        msn = Psn.next(msn);
+        window.advance(1);
+        sendAtomicAck(psn, original);
+        return State.DONE;
+    }
+
+    private void sendAtomicAck(int psn, long original) {
+        Opcode op = OpcodeTable.find(qp.transport, Operation.ATOMIC_ACKNOWLEDGE, Position.ONLY, false, false);
+        RocePacket out = qp.startPacket(op, 0);
+        out.bth().psn(psn);
+        out.aeth().syndrome(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID)).msn(msn);
+        out.atomicAckEth().originalData(original);
+        qp.transmit(out);
+    }
+
+    private State complete(RocePacket p) {
+        Opcode op = p.opcode();
+        window.advance(1);
+        if (!op.position().endsMessage()) {
+            inMessage = op.operation();
+            return State.ACKNOWLEDGE;
+        }
+        msn = Psn.next(msn);
+        if (op.operation() == Operation.SEND) {
+            int flags = 0;
+            int imm = 0;
+            int inv = 0;
+            if (op.hasImmediate()) {
+                flags |= WorkCompletion.WITH_IMM;
+                imm = p.immDt().immediate();
+            }
+            if (op.hasInvalidate()) {
+                inv = p.ieth().rkey();
+                qp.hca.invalidate(inv, qp.pd);
+                flags |= WorkCompletion.WITH_INV;
+            }
+            qp.completeRecv(rwqe, WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv, p.bth().solicited());
+        } else if (op.hasImmediate()) {
+            RecvWqe w = qp.rq.take();
+            qp.completeRecv(w, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, WorkCompletion.WITH_IMM,
+                    p.immDt().immediate(), 0, p.bth().solicited());
+        }
+        endMessage();
+        return State.ACKNOWLEDGE;
+    }
+
+    private State acknowledge(RocePacket p) {
+        if (p.bth().ackReq()) {
+            sendAck(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID), p.bth().psn());
+        }
+        return State.DONE;
+    }
+
+    /** Sends an ACKNOWLEDGE packet with the given syndrome at {@code psn}. */
+    private void sendAck(int syndrome, int psn) {
+        Opcode op = OpcodeTable.find(qp.transport, Operation.ACKNOWLEDGE, Position.ONLY, false, false);
+        RocePacket out = qp.startPacket(op, 0);
+        out.bth().psn(psn);
+        out.aeth().syndrome(syndrome).msn(msn);
+        qp.transmit(out);
+        qp.hca.counters().inc(AethSyndrome.type(syndrome) == AethSyndrome.TYPE_ACK ? Counter.ACKS_SENT : Counter.NAKS_SENT);
+    }
+
+    private State duplicate(RocePacket p) {
+        int psn = p.bth().psn();
+        Operation o = p.opcode().operation();
+        if (o == Operation.SEND || o == Operation.RDMA_WRITE) {
+            // C9-105: never re-execute; acknowledge with the most recently completed PSN.
+            sendAck(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID), window.lastAccepted());
+            return State.DONE;
+        }
+        ResponderResource r = findResource(psn);
+        if (r == null) {
+            qp.hca.counters().inc(Counter.RCVD_DROPPED); // its resource was recycled: class D, drop
+            return State.DONE;
+        }
+        if (r.atomic) {
+            sendAtomicAck(psn, r.original);
+            return State.DONE;
+        }
+        if (o != Operation.RDMA_READ_REQUEST) {
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+            return State.DONE;
+        }
+        // A duplicate READ is re-executed from memory; it may ask for a tail of the original.
+        long offset = (long) Psn.forward(r.firstPsn, psn) * qp.mtu;
+        long va = p.reth().virtualAddress();
+        long len = Integer.toUnsignedLong(p.reth().dmaLength());
+        if (p.reth().rkey() != r.rkey || va != r.va + offset || len != r.length - offset) {
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+            return State.DONE;
+        }
+        if (r.length > 0) {
+            AccessResult check = MemoryAccess.check(qp.hca.keys().lookup(r.rkey), qp.pd, va, len, AccessFlags.REMOTE_READ, 1);
+            if (check != AccessResult.OK) {
+                qp.hca.counters().inc(Counter.RCVD_DROPPED);
+                return State.DONE;
+            }
+        }
+        sendReadResponses(r, psn);
+        return State.DONE;
+    }
+
+    private ResponderResource findResource(int psn) {
+        for (ResponderResource r : resources) {
+            if (r.covers(psn)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private State rnr(RocePacket p) {
+        qp.hca.counters().inc(Counter.SEND_RNR_ERR);
+        // Later packets of this message are dropped silently until the retry arrives.
+        nakSent = true;
+        sendAck(AethSyndrome.rnrNak(qp.attrs.minRnrTimer()), p.bth().psn());
+        return State.DONE;
+    }
+
+    private State error(ResponderError e) {
+        this.error = e;
+        return State.ERROR;
+    }
+
+    private State fail(RocePacket p) {
+        ResponderError e = error;
+        sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
+        if (rwqe != null) {
+            qp.completeRecv(rwqe, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, false);
+            rwqe = null;
+        }
+        if (e.fatal()) {
+            qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
+        }
+        endMessage();
+        return State.DONE;
+    }
+}

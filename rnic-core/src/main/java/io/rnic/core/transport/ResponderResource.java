@@ -1,0 +1,21 @@
+package io.rnic.core.transport;
+
+/**
+ * One entry of the responder's read/atomic resource ring (reference §5.5): the PSN range of an
+ * accepted RDMA READ or atomic, what it asked for, and an atomic's original value, so that
+ * duplicates are answered without re-executing atomics.
+ */
+final class ResponderResource {
+    boolean valid;
+    boolean atomic;
+    int firstPsn;
+    int lastPsn;
+    long va;
+    int rkey;
+    long length;
+    long original;
+
+    boolean covers(int psn) {
+        return valid && io.rnic.core.psn.Psn.forward(firstPsn, psn) <= io.rnic.core.psn.Psn.forward(firstPsn, lastPsn);
+    }
+}

@@ -1,0 +1,107 @@
+package io.rnic.core.transport;
+
+/**
+ * A send queue entry: a copy of the posted work request plus the requester's progress on it.
+ * Slots are preallocated per QP and reused, so posting does not allocate.
+ */
+public final class SendWqe {
+    /** Progress of a WQE through the requester and completer. */
+    enum State {
+        /** Posted, no packet sent yet. */
+        POSTED,
+        /** Some packets sent. */
+        SENDING,
+        /** Every packet sent, waiting for the acknowledgement or responses. */
+        SENT,
+        /** Completed (successfully or not). */
+        DONE
+    }
+
+    public static final int SIGNALED = 1;
+    public static final int FENCE = 2;
+    public static final int SOLICITED = 4;
+    public static final int INLINE = 8;
+
+    long wrId;
+    WrOpcode opcode;
+    RequestKind kind;
+    int flags;
+    final SgList sgl;
+    final byte[] inline;
+    /** A view of {@link #inline} for copying from memory regions without allocating. */
+    final io.netty.buffer.ByteBuf inlineBuf;
+    int inlineLength;
+    int imm;
+    int invalidateRkey;
+    long remoteAddr;
+    int rkey;
+    long compareAdd;
+    long swap;
+
+    State state;
+    boolean psnAssigned;
+    int firstPsn;
+    int lastPsn;
+    int packets;
+    /** Packets of a SEND or WRITE whose PSNs have been taken from the window. */
+    int reservedPackets;
+    /** Index of the next packet to send (also the retry restart point). */
+    int nextPacket;
+    /** For a READ: bytes of response data placed so far. */
+    long readPlaced;
+    /** For a READ being retried from the middle: the PSN of the new request. */
+    int readRetryPsn;
+    boolean localChecked;
+
+    SendWqe(int maxSge, int maxInline) {
+        this.sgl = new SgList(maxSge);
+        this.inline = new byte[maxInline];
+        this.inlineBuf = io.netty.buffer.Unpooled.wrappedBuffer(inline);
+    }
+
+    void reset() {
+        sgl.clear();
+        inlineLength = 0;
+        flags = 0;
+        imm = 0;
+        invalidateRkey = 0;
+        remoteAddr = 0;
+        rkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        state = State.POSTED;
+        psnAssigned = false;
+        firstPsn = 0;
+        lastPsn = 0;
+        packets = 0;
+        reservedPackets = 0;
+        nextPacket = 0;
+        readPlaced = 0;
+        readRetryPsn = -1;
+        localChecked = false;
+    }
+
+    boolean signaled() {
+        return (flags & SIGNALED) != 0;
+    }
+
+    boolean isInline() {
+        return (flags & INLINE) != 0;
+    }
+
+    /** Message length in bytes (8 for atomics). */
+    long length() {
+        if (kind.isAtomic()) {
+            return 8;
+        }
+        return isInline() ? inlineLength : sgl.totalLength();
+    }
+
+    public long wrId() {
+        return wrId;
+    }
+
+    public WrOpcode opcode() {
+        return opcode;
+    }
+}

@@ -1,0 +1,51 @@
+package io.rnic.verbs;
+
+import java.util.ArrayDeque;
+
+/**
+ * A completion channel ({@code ibv_comp_channel}): completion queues armed with
+ * {@link CompletionQueue#requestNotify} report here, and a thread waits with {@link #getEvent}.
+ */
+public final class CompletionChannel {
+    private final ArrayDeque<io.rnic.core.transport.CompletionQueue> events = new ArrayDeque<>();
+    private final java.util.Map<io.rnic.core.transport.CompletionQueue, CompletionQueue> owners =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private long delivered;
+
+    void register(CompletionQueue cq) {
+        owners.put(cq.core, cq);
+    }
+
+    synchronized void deliver(io.rnic.core.transport.CompletionQueue cq) {
+        events.add(cq);
+        delivered++;
+        notifyAll();
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} for a notification and returns the CQ it is for, or
+     * {@code null} on timeout ({@code ibv_get_cq_event}).
+     */
+    public synchronized CompletionQueue getEvent(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (events.isEmpty()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            wait(left / 1_000_000, (int) (left % 1_000_000));
+        }
+        return owners.get(events.poll());
+    }
+
+    /** The next notification if one is waiting, without blocking. */
+    public synchronized CompletionQueue pollEvent() {
+        io.rnic.core.transport.CompletionQueue cq = events.poll();
+        return cq == null ? null : owners.get(cq);
+    }
+
+    /** Notifications delivered so far. */
+    public synchronized long eventsDelivered() {
+        return delivered;
+    }
+}

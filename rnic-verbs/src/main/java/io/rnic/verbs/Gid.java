@@ -1,0 +1,97 @@
+package io.rnic.verbs;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Arrays;
+
+/**
+ * A 16-byte GID. For RoCEv2 over IPv4 it is the IPv4-mapped IPv6 address {@code ::ffff:a.b.c.d};
+ * over IPv6 it is the address itself.
+ */
+public final class Gid {
+    private final byte[] raw;
+
+    private Gid(byte[] raw) {
+        this.raw = raw;
+    }
+
+    /** The GID of an IP address. */
+    public static Gid of(InetAddress ip) {
+        byte[] g = new byte[16];
+        if (ip instanceof Inet4Address) {
+            g[10] = (byte) 0xFF;
+            g[11] = (byte) 0xFF;
+            System.arraycopy(ip.getAddress(), 0, g, 12, 4);
+        } else {
+            System.arraycopy(ip.getAddress(), 0, g, 0, 16);
+        }
+        return new Gid(g);
+    }
+
+    /** A GID from its 16 bytes. */
+    public static Gid of(byte[] bytes) {
+        if (bytes == null || bytes.length != 16) {
+            throw new IllegalArgumentException("a GID has 16 bytes, got " + (bytes == null ? "null" : bytes.length));
+        }
+        return new Gid(bytes.clone());
+    }
+
+    /** Parses 32 hex digits, the form libibverbs examples exchange (reference §11.1). */
+    public static Gid parseHex(String hex) {
+        if (hex == null || !hex.matches("[0-9a-fA-F]{32}")) {
+            throw new IllegalArgumentException("a GID is 32 hex digits, got \"" + hex + "\"");
+        }
+        byte[] g = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            g[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        }
+        return new Gid(g);
+    }
+
+    public byte[] bytes() {
+        return raw.clone();
+    }
+
+    /** The IP address this GID stands for (IPv4 for a mapped GID). */
+    public InetAddress toInetAddress() {
+        try {
+            boolean mapped = true;
+            for (int i = 0; i < 10; i++) {
+                mapped &= raw[i] == 0;
+            }
+            mapped &= raw[10] == (byte) 0xFF && raw[11] == (byte) 0xFF;
+            if (mapped) {
+                return InetAddress.getByAddress(Arrays.copyOfRange(raw, 12, 16));
+            }
+            return Inet6Address.getByAddress(null, raw.clone(), null);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("16 bytes are always an address", e);
+        }
+    }
+
+    /** 32 lower-case hex digits. */
+    public String toHex() {
+        StringBuilder sb = new StringBuilder(32);
+        for (byte b : raw) {
+            sb.append(String.format("%02x", b & 0xFF));
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Gid g && Arrays.equals(raw, g.raw);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(raw);
+    }
+
+    @Override
+    public String toString() {
+        return toInetAddress().getHostAddress();
+    }
+}

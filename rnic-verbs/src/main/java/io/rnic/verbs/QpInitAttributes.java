@@ -1,0 +1,36 @@
+package io.rnic.verbs;
+
+import io.rnic.core.qp.QpType;
+import io.rnic.core.transport.QpCaps;
+
+/**
+ * What {@code ibv_create_qp} needs: type, completion queues, queue sizes, and whether every
+ * send WR is signaled.
+ *
+ * @param type      the transport (RC for now)
+ * @param sendCq    where send completions go
+ * @param recvCq    where receive completions go
+ * @param caps      queue sizes
+ * @param signalAll {@code sq_sig_all}
+ */
+public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCaps caps,
+                               boolean signalAll) {
+    public QpInitAttributes {
+        if (type == null || sendCq == null || recvCq == null || caps == null) {
+            throw new IllegalArgumentException("type, sendCq, recvCq and caps are required");
+        }
+    }
+
+    /** An RC QP with default queue sizes. */
+    public static QpInitAttributes rc(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new QpInitAttributes(QpType.RC, sendCq, recvCq, QpCaps.defaults(), false);
+    }
+
+    public QpInitAttributes withCaps(QpCaps c) {
+        return new QpInitAttributes(type, sendCq, recvCq, c, signalAll);
+    }
+
+    public QpInitAttributes withSignalAll(boolean all) {
+        return new QpInitAttributes(type, sendCq, recvCq, caps, all);
+    }
+}

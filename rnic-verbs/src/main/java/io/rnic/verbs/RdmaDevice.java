@@ -1,0 +1,217 @@
+package io.rnic.verbs;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.hca.Counters;
+import io.rnic.core.hca.Hca;
+import io.rnic.core.hca.PacketOutput;
+import io.rnic.transport.Wire;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * An emulated RDMA device with one port, attached to a {@link Wire} (the simulated network or
+ * UDP). The entry point of the verbs API: query it, allocate protection domains, create
+ * completion queues, and listen for asynchronous events.
+ *
+ * <pre>{@code
+ * try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind("127.0.0.2").open())) { ... }
+ * }</pre>
+ *
+ * <p>Threading: the device's protocol work runs on the wire's thread. Posting work requests and
+ * polling completion queues may be done from any thread; calls that change QP state are handed
+ * to the protocol thread and wait for it.
+ */
+public final class RdmaDevice implements AutoCloseable {
+    private static final long SYNC_TIMEOUT_SECONDS = 30;
+
+    private final Wire wire;
+    private final Hca hca;
+    private final DeviceConfig config;
+    private final AtomicInteger nextPd = new AtomicInteger(1);
+    private final AtomicInteger nextCq = new AtomicInteger(1);
+    private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    private RdmaDevice(Wire wire, DeviceConfig config) {
+        this.wire = wire;
+        this.config = config;
+        PacketOutput out = new PacketOutput() {
+            @Override
+            public ByteBufAllocator allocator() {
+                return PooledByteBufAllocator.DEFAULT;
+            }
+
+            @Override
+            public int openFlow(int preferredSourcePort) {
+                return wire.openFlow(preferredSourcePort);
+            }
+
+            @Override
+            public void transmit(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+                wire.send(packet, sourcePort, destination);
+            }
+        };
+        this.hca = config.keyRandom() == null
+                ? new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), out)
+                : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), out,
+                        config.keyRandom());
+        hca.icrcPolicy(config.icrcPolicy());
+        hca.asyncListener(this::dispatch);
+        wire.receiver(hca::onPacket);
+    }
+
+    /** Opens a device on {@code wire} with the default configuration. */
+    public static RdmaDevice open(Wire wire) {
+        return open(wire, DeviceConfig.defaults());
+    }
+
+    /** Opens a device on {@code wire}. The device owns the wire and closes it. */
+    public static RdmaDevice open(Wire wire, DeviceConfig config) {
+        java.util.Objects.requireNonNull(wire, "wire");
+        java.util.Objects.requireNonNull(config, "config");
+        return new RdmaDevice(wire, config);
+    }
+
+    private void dispatch(AsyncEvent e) {
+        if (listeners.isEmpty()) {
+            unhandled.add(e);
+        }
+        for (Consumer<AsyncEvent> l : listeners) {
+            l.accept(e);
+        }
+    }
+
+    /** Adds a listener of asynchronous events (CQ overflow, QP errors, SQ drained, ...). */
+    public void addAsyncEventListener(Consumer<AsyncEvent> listener) {
+        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Events raised while no listener was registered. */
+    public List<AsyncEvent> unhandledEvents() {
+        return List.copyOf(unhandled);
+    }
+
+    /** The wire this device is attached to. */
+    public Wire wire() {
+        return wire;
+    }
+
+    /** The protocol core (for tests and tools). */
+    public Hca hca() {
+        return hca;
+    }
+
+    /** The device's counters, with rxe's names where they exist. */
+    public Counters counters() {
+        return hca.counters();
+    }
+
+    public DeviceAttributes queryDevice() {
+        var l = config.limits();
+        return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCqe(), l.maxCqe(), l.maxMr(),
+                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16);
+    }
+
+    public PortAttributes queryPort() {
+        var l = config.limits();
+        return new PortAttributes("ACTIVE", l.maxMtu(), l.activeMtu(), List.of(gid()), config.pkeys().size(),
+                l.maxMessageSize());
+    }
+
+    /** GID index 0: the RoCEv2 GID of the device's address. */
+    public Gid gid() {
+        return Gid.of(wire.localAddress().getAddress());
+    }
+
+    /** Allocates a protection domain. */
+    public ProtectionDomain allocPd() {
+        checkOpen();
+        return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
+    }
+
+    /** Creates a completion queue with room for {@code cqe} completions. */
+    public CompletionQueue createCq(int cqe) {
+        return createCq(cqe, null);
+    }
+
+    /** Creates a completion queue whose notifications go to {@code channel} (may be null). */
+    public CompletionQueue createCq(int cqe, CompletionChannel channel) {
+        checkOpen();
+        if (cqe < 1 || cqe > config.limits().maxCqe()) {
+            throw new IllegalArgumentException("cqe " + cqe + " is outside 1.." + config.limits().maxCqe());
+        }
+        io.rnic.core.transport.CompletionQueue core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+        core.overflowHandler(q -> hca.raise(new AsyncEvent(AsyncEvent.Type.CQ_ERR, q.id(),
+                "completion queue " + q.id() + " overflowed (" + q.capacity() + " entries)")));
+        if (channel != null) {
+            core.notifier(channel::deliver);
+        }
+        return new CompletionQueue(this, core, channel);
+    }
+
+    /** Creates a completion channel ({@code ibv_create_comp_channel}). */
+    public CompletionChannel createCompletionChannel() {
+        checkOpen();
+        return new CompletionChannel();
+    }
+
+    /** Runs {@code work} on the protocol thread and returns its result, waiting if needed. */
+    <T> T onProtocolThread(Supplier<T> work) {
+        if (wire.scheduler().inOwnerThread()) {
+            return work.get();
+        }
+        CompletableFuture<T> f = new CompletableFuture<>();
+        wire.scheduler().execute(() -> {
+            try {
+                f.complete(work.get());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        try {
+            return f.get(SYNC_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the protocol thread", e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the protocol thread did not answer within " + SYNC_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("device " + gid() + " is closed");
+        }
+    }
+
+    /** Closes the device and its wire. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            wire.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaDevice[" + wire.localAddress() + "]";
+    }
+}
