@@ -34,6 +34,7 @@ public final class Rnic {
     public static List<Command> builtIn() {
         List<Command> list = new ArrayList<>();
         list.add(new DecodeCommand());
+        list.add(new DemoCommand());
         return list;
     }
 

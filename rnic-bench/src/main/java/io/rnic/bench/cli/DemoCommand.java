@@ -1,0 +1,114 @@
+package io.rnic.bench.cli;
+
+import io.rnic.bench.demo.DemoPair;
+import io.rnic.bench.demo.RcDemo;
+import io.rnic.core.qp.PathMtu;
+import io.rnic.verbs.RcOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * {@code rnic demo}: two emulated HCAs run every RC operation over UDP on loopback (or on the
+ * simulated network) and check every byte and every completion.
+ */
+public final class DemoCommand extends ParsedCommand {
+    private final ArgParser parser = new ArgParser("rnic demo", "[options]")
+            .description("""
+                    Opens two emulated HCAs and connects an RC queue pair between them, then runs SEND,
+                    SEND_WITH_IMM, RDMA WRITE, WRITE_WITH_IMM, RDMA READ (single- and multi-packet),
+                    CMP_SWAP and FETCH_ADD, checks every byte and every completion, and prints the
+                    devices' counters. By default the HCAs talk RoCEv2 over UDP on loopback:
+                    127.0.0.2 and 127.0.0.3, port 4791.""")
+            .option(null, "--wire", "udp|sim", "the network: real UDP sockets (default) or the simulated network")
+            .option(null, "--ip-a", "ADDR", "address of the first HCA (default 127.0.0.2)")
+            .option(null, "--ip-b", "ADDR", "address of the second HCA (default 127.0.0.3)")
+            .option("-p", "--port", "N", "UDP port of both HCAs (default 4791)")
+            .option("-m", "--mtu", "BYTES", "path MTU: 256, 512, 1024 (default), 2048 or 4096")
+            .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
+            .option(null, "--seed", "N", "seed of the starting PSNs and of the simulated network (default 1)")
+            .epilog("Exit status: 0 every check passed, 1 a check failed, 2 bad options or the addresses could not be bound.");
+
+    @Override
+    public String name() {
+        return "demo";
+    }
+
+    @Override
+    public String summary() {
+        return "run every RC operation between two emulated HCAs and verify it";
+    }
+
+    @Override
+    protected ArgParser parser() {
+        return parser;
+    }
+
+    @Override
+    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
+        String wire = args.has("--wire") ? args.value("--wire") : "udp";
+        if (!wire.equals("udp") && !wire.equals("sim")) {
+            throw new UsageException("--wire must be udp or sim, not " + wire);
+        }
+        String ipA = args.has("--ip-a") ? args.value("--ip-a") : "127.0.0.2";
+        String ipB = args.has("--ip-b") ? args.value("--ip-b") : "127.0.0.3";
+        int port = args.intValue("--port", 1, 65535).orElse(4791);
+        int mtuBytes = args.intValue("--mtu", 256, 4096).orElse(1024);
+        PathMtu mtu;
+        try {
+            mtu = PathMtu.ofBytes(mtuBytes);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--mtu must be 256, 512, 1024, 2048 or 4096, not " + mtuBytes);
+        }
+        long seed = args.has("--seed") ? parseLong(args.value("--seed")) : 1;
+        Path pcap = args.has("--pcap") ? Path.of(args.value("--pcap")) : null;
+        boolean udp = wire.equals("udp");
+        out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%n",
+                udp ? "UDP" : "the simulated network", ipA, ipB, port, mtu.bytes());
+        DemoPair pair;
+        try {
+            pair = new DemoPair(udp, ipA, ipB, port, seed, RcOptions.defaults().withMtu(mtu), pcap, Function.identity(), null);
+        } catch (IllegalStateException | IllegalArgumentException | IOException e) {
+            err.println("rnic demo: cannot open the HCAs: " + e.getMessage());
+            return 2;
+        }
+        int failed;
+        try (pair) {
+            out.printf("QP 0x%x (%s) <-> QP 0x%x (%s), UDP source port 0x%x%n", pair.qpA.qpn(), ipA, pair.qpB.qpn(), ipB,
+                    pair.qpA.sourcePort());
+            RcDemo demo = new RcDemo(pair, out);
+            failed = demo.run();
+            out.printf("%d checks passed, %d failed%n", demo.passed(), demo.failed());
+            printCounters(out, "HCA " + ipA, pair.a.counters().nonZero());
+            printCounters(out, "HCA " + ipB, pair.b.counters().nonZero());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("rnic demo: interrupted");
+            return 1;
+        } catch (IOException e) {
+            err.println("rnic demo: " + e.getMessage());
+            return 1;
+        }
+        if (pcap != null) {
+            out.println("capture written to " + pcap + " (check it: rnic decode " + pcap + ")");
+        }
+        return failed == 0 ? 0 : 1;
+    }
+
+    private static void printCounters(PrintStream out, String who, Map<String, Long> counters) {
+        StringBuilder sb = new StringBuilder("  ");
+        counters.forEach((k, v) -> sb.append(k).append('=').append(v).append(' '));
+        out.println(who + " counters:");
+        out.println(sb.toString().stripTrailing());
+    }
+
+    private static long parseLong(String s) throws UsageException {
+        try {
+            return Long.decode(s);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--seed must be a number, not " + s);
+        }
+    }
+}

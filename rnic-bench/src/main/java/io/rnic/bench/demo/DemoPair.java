@@ -1,0 +1,160 @@
+package io.rnic.bench.demo;
+
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.transport.QpCaps;
+import io.rnic.core.transport.WorkCompletion;
+import io.rnic.transport.Wire;
+import io.rnic.transport.WireTap;
+import io.rnic.transport.pcap.PcapCapture;
+import io.rnic.transport.sim.SimNetwork;
+import io.rnic.transport.udp.UdpWire;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.Connections;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RcOptions;
+import io.rnic.verbs.RdmaDevice;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.function.Function;
+
+/**
+ * Two emulated HCAs with a connected RC QP pair and a registered buffer each, on the simulated
+ * network or over UDP, with a way to wait for completions that suits the wire: virtual time on
+ * the simulator, a bounded blocking wait on UDP.
+ */
+public final class DemoPair implements AutoCloseable {
+    public static final int BUFFER = 1 << 20;
+    private static final long UDP_WAIT_NANOS = 10_000_000_000L;
+    private static final long SIM_WAIT_NANOS = 600_000_000_000L;
+
+    public final RdmaDevice a;
+    public final RdmaDevice b;
+    public final CompletionQueue cqA;
+    public final CompletionQueue cqB;
+    public final QueuePair qpA;
+    public final QueuePair qpB;
+    public final ByteBuffer bufA = ByteBuffer.allocateDirect(BUFFER);
+    public final ByteBuffer bufB = ByteBuffer.allocateDirect(BUFFER);
+    public final MemoryRegion mrA;
+    public final MemoryRegion mrB;
+    private final SimNetwork sim;
+    private final PcapCapture capture;
+
+    /**
+     * Opens the pair. {@code wrap} may decorate each wire (fault injection); {@code pcap} may be
+     * null.
+     */
+    public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, RcOptions options, Path pcap,
+                    Function<Wire, Wire> wrap, SimSetup simSetup) throws IOException {
+        Wire wa;
+        Wire wb;
+        if (udp) {
+            sim = null;
+            wa = UdpWire.bind(ipA).port(port).open();
+            try {
+                wb = UdpWire.bind(ipB).port(port).open();
+            } catch (RuntimeException e) {
+                wa.close();
+                throw e;
+            }
+        } else {
+            sim = new SimNetwork(seed);
+            var sa = sim.attach(new java.net.InetSocketAddress(address(ipA), port));
+            var sb = sim.attach(new java.net.InetSocketAddress(address(ipB), port));
+            if (simSetup != null) {
+                simSetup.configure(sim, sa, sb);
+            }
+            wa = sa;
+            wb = sb;
+        }
+        if (pcap != null) {
+            capture = new PcapCapture(pcap);
+            capture.attach(wa, EnumSet.of(WireTap.Direction.SENT));
+            capture.attach(wb, EnumSet.of(WireTap.Direction.SENT));
+        } else {
+            capture = null;
+        }
+        a = RdmaDevice.open(wrap.apply(wa));
+        b = RdmaDevice.open(wrap.apply(wb));
+        ProtectionDomain pdA = a.allocPd();
+        ProtectionDomain pdB = b.allocPd();
+        cqA = a.createCq(8192);
+        cqB = b.createCq(8192);
+        QpCaps caps = new QpCaps(1024, 1024, 4, 4, 256);
+        qpA = pdA.createQp(QpInitAttributes.rc(cqA, cqA).withCaps(caps));
+        qpB = pdB.createQp(QpInitAttributes.rc(cqB, cqB).withCaps(caps));
+        int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+        mrA = pdA.registerMemory(bufA, access);
+        mrB = pdB.registerMemory(bufB, access);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24), options);
+    }
+
+    /** Adjusts the simulated network before the devices open (links, faults). */
+    @FunctionalInterface
+    public interface SimSetup {
+        void configure(SimNetwork net, io.rnic.transport.sim.SimWire a, io.rnic.transport.sim.SimWire b);
+    }
+
+    private static InetAddress address(String ip) {
+        try {
+            return InetAddress.getByName(ip);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: " + ip, e);
+        }
+    }
+
+    /** The simulated network, or null on UDP. */
+    public SimNetwork sim() {
+        return sim;
+    }
+
+    /**
+     * Waits until {@code cq} holds a completion and polls it into {@code out}; false on timeout.
+     */
+    public boolean await(CompletionQueue cq, WorkCompletion out) throws InterruptedException {
+        if (sim != null) {
+            sim.scheduler().runUntil(() -> cq.size() > 0, SIM_WAIT_NANOS);
+            return cq.poll(out);
+        }
+        long deadline = System.nanoTime() + UDP_WAIT_NANOS;
+        while (!cq.poll(out)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !cq.await(left)) {
+                return cq.poll(out);
+            }
+        }
+        return true;
+    }
+
+    /** Lets in-flight packets settle (virtual time only). */
+    public void settle() {
+        if (sim != null) {
+            sim.scheduler().runUntil(() -> false, 1_000_000_000L);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            qpA.close();
+            qpB.close();
+        } finally {
+            a.close();
+            b.close();
+            if (sim != null) {
+                sim.close();
+            }
+            if (capture != null) {
+                capture.close();
+            }
+        }
+    }
+}
