@@ -336,9 +336,15 @@ public final class QpContext {
         completer.reset();
         responder.reset();
         synchronized (sq) {
+            for (long i = sq.completed(); i < sq.posted(); i++) {
+                sq.at(i).sgl.unpin();
+            }
             sq.clear();
         }
         synchronized (rq) {
+            for (long i = rq.completedIndex(); i < rq.postedIndex(); i++) {
+                rq.at(i).sgl.unpin();
+            }
             rq.clear();
         }
     }
@@ -387,6 +393,7 @@ public final class QpContext {
                 wc.qpNum = qpn;
                 recvCq.commit(false);
             }
+            w.sgl.unpin();
             rq.retire();
         }
         rq.flushAll();
@@ -416,6 +423,7 @@ public final class QpContext {
             hca.counters().inc(Counter.RDMA_SENDS);
         }
         w.state = SendWqe.State.DONE;
+        w.sgl.unpin();
         sq.retire();
     }
 
@@ -440,6 +448,7 @@ public final class QpContext {
         } else {
             cqOverflow(recvCq);
         }
+        w.sgl.unpin();
         rq.retire();
     }
 

@@ -32,9 +32,7 @@ public final class SgList {
     }
 
     void clear() {
-        for (int i = 0; i < count; i++) {
-            mr[i] = null;
-        }
+        unpin();
         count = 0;
         total = 0;
     }
@@ -65,12 +63,29 @@ public final class SgList {
             }
             MemoryRegion r = keys.lookup(lkey[i]);
             AccessResult res = MemoryAccess.check(r, pd, addr[i], Integer.toUnsignedLong(length[i]), requiredAccess, 1);
+            if (res == AccessResult.OK && !r.pin()) {
+                res = AccessResult.INVALID_KEY; // deregistered between lookup and pin
+            }
             if (res != AccessResult.OK) {
+                unpin();
                 return res;
             }
             mr[i] = r;
         }
         return AccessResult.OK;
+    }
+
+    /**
+     * Releases the pins {@link #resolve} took, so the regions may be deregistered again. Called
+     * when the work request completes, is flushed or is discarded.
+     */
+    void unpin() {
+        for (int i = 0; i < count; i++) {
+            if (mr[i] != null) {
+                mr[i].unpin();
+                mr[i] = null;
+            }
+        }
     }
 
     /** Copies {@code len} bytes starting {@code offset} bytes into the list to {@code dst[dstIndex..]}. */

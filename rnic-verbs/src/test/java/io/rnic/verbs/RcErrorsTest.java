@@ -1,0 +1,383 @@
+package io.rnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.hca.Counter;
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.qp.QpState;
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SendWorkRequest;
+import io.rnic.core.transport.WcOpcode;
+import io.rnic.core.transport.WcStatus;
+import io.rnic.core.transport.WorkCompletion;
+import io.rnic.core.transport.WrOpcode;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Error cases of the RC transport: the NAK the reference names and the status on both sides. */
+class RcErrorsTest {
+
+    private static SendWorkRequest write(RcFixture f, long remoteAddr, int rkey, int len) {
+        return new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                .sge(f.mrA.address(), len, f.mrA.lkey()).rdma(remoteAddr, rkey);
+    }
+
+    @Test
+    void rkeyViolationIsNakedRemoteAccessErrorAndTouchesNoMemory() {
+        try (RcFixture f = new RcFixture(10)) {
+            RcFixture.fill(f.bufA, 0, 64, 1);
+            f.qpA.postSend(write(f, f.mrB.address(), f.mrB.rkey() ^ 0x01, 64));
+            WorkCompletion wc = f.await(f.cqA);
+            assertEquals(WcStatus.REM_ACCESS_ERR, wc.status());
+            assertEquals(QpState.ERR, f.qpA.state());
+            assertEquals(QpState.ERR, f.qpB.state(), "a remote access error is a class C error at the responder");
+            for (int i = 0; i < 64; i++) {
+                assertEquals(0, f.bufB.get(i));
+            }
+            assertEquals(1, f.b.counters().get(Counter.NAKS_SENT));
+        }
+    }
+
+    @Test
+    void writeBeyondTheRegionIsRemoteAccessError() {
+        try (RcFixture f = new RcFixture(11)) {
+            f.qpA.postSend(write(f, f.mrB.address() + RcFixture.BUF - 10, f.mrB.rkey(), 64));
+            assertEquals(WcStatus.REM_ACCESS_ERR, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void writeToARegionWithoutRemoteWriteIsRemoteAccessError() {
+        try (RcFixture f = new RcFixture(12)) {
+            MemoryRegion ro = f.pdB.registerMemory(ByteBuffer.allocate(4096), AccessFlags.REMOTE_READ);
+            f.qpA.postSend(write(f, ro.address(), ro.rkey(), 64));
+            assertEquals(WcStatus.REM_ACCESS_ERR, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void readOnAQpWithoutRemoteReadIsInvalidRequest() {
+        try (RcFixture f = new RcFixture(13, RcOptions.defaults().withAccess(AccessFlags.REMOTE_WRITE), 1, 2)) {
+            f.qpA.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address(), 64, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey()));
+            assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void zeroLengthWriteNeedsNoValidRkey() {
+        try (RcFixture f = new RcFixture(14)) {
+            f.qpA.postSend(write(f, 0xDEAD0000L, 0x12345678, 0));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status(), "C9-88: zero-length transfers are not validated");
+        }
+    }
+
+    @Test
+    void sendLargerThanTheReceiveBufferIsLocLenErrAtTheResponderAndInvalidRequestAtTheRequester() {
+        try (RcFixture f = new RcFixture(15)) {
+            f.qpB.postRecv(new RecvWorkRequest().wrId(9).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(8).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 2000, f.mrA.lkey()));
+            WorkCompletion r = f.await(f.cqB);
+            assertEquals(WcStatus.LOC_LEN_ERR, r.status());
+            assertEquals(9, r.wrId());
+            assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void sendWithoutAReceiveIsRnrNakedAndRetriedUntilOneIsPosted() {
+        try (RcFixture f = new RcFixture(16)) {
+            f.qpA.postSend(new SendWorkRequest().wrId(8).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 100, f.mrA.lkey()));
+            f.net.scheduler().runFor(5_000_000); // several RNR timer periods (0.64 ms each)
+            assertTrue(f.b.counters().get(Counter.SEND_RNR_ERR) >= 2);
+            assertEquals(f.b.counters().get(Counter.SEND_RNR_ERR), f.a.counters().get(Counter.RCVD_RNR_ERR));
+            assertEquals(0, f.cqA.size());
+            f.qpB.postRecv(new RecvWorkRequest().wrId(9).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqB).status());
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void rnrRetryZeroFailsWithRnrRetryExceeded() {
+        try (RcFixture f = new RcFixture(17, RcOptions.defaults().withRetry(14, 7, 0), 1, 2)) {
+            f.qpA.postSend(new SendWorkRequest().wrId(8).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 100, f.mrA.lkey()));
+            assertEquals(WcStatus.RNR_RETRY_EXC_ERR, f.await(f.cqA).status());
+            assertEquals(1, f.a.counters().get(Counter.RETRY_RNR_EXCEEDED_ERR));
+        }
+    }
+
+    @Test
+    void aBadLocalKeyIsLocalProtectionError() {
+        try (RcFixture f = new RcFixture(18)) {
+            f.qpA.postSend(new SendWorkRequest().wrId(8).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 100, f.mrA.lkey() + 0x100));
+            assertEquals(WcStatus.LOC_PROT_ERR, f.await(f.cqA).status());
+            assertEquals(QpState.ERR, f.qpA.state());
+        }
+    }
+
+    @Test
+    void anErrorFlushesEveryLaterWorkRequestEvenUnsignaledOnes() {
+        try (RcFixture f = new RcFixture(19)) {
+            f.qpB.postRecv(new RecvWorkRequest().wrId(100).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            f.qpA.postRecv(new RecvWorkRequest().wrId(200).sge(f.mrA.address(), 100, f.mrA.lkey()));
+            f.qpA.postSend(write(f, f.mrB.address(), 0x0BAD0000, 64).wrId(1));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(false)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()));
+            List<WorkCompletion> wcs = f.await(f.cqA, 4);
+            assertEquals(WcStatus.REM_ACCESS_ERR, wcs.get(0).status());
+            assertEquals(1, wcs.get(0).wrId());
+            List<Long> flushed = new ArrayList<>();
+            for (WorkCompletion wc : wcs.subList(1, 4)) {
+                assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
+                flushed.add(wc.wrId());
+            }
+            assertTrue(flushed.containsAll(List.of(2L, 3L, 200L)), flushed.toString());
+            // Work posted in ERR completes at once, flushed.
+            f.qpA.postRecv(new RecvWorkRequest().wrId(300));
+            assertEquals(WcStatus.WR_FLUSH_ERR, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void unsignaledSuccessfulSendsProduceNoCompletion() {
+        try (RcFixture f = new RcFixture(20)) {
+            for (int i = 0; i < 3; i++) {
+                f.qpB.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            }
+            f.qpA.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(f.mrA.address(), 8, f.mrA.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).sge(f.mrA.address(), 8, f.mrA.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), 8, f.mrA.lkey()));
+            f.await(f.cqB, 3);
+            WorkCompletion wc = f.await(f.cqA);
+            assertEquals(3, wc.wrId());
+            f.settle();
+            assertEquals(0, f.cqA.size());
+        }
+    }
+
+    @Test
+    void psnsWrapFrom0xFFFFFFTo0OnBothSides() {
+        try (RcFixture f = new RcFixture(21, RcOptions.defaults(), 0xFFFFF0, 0xFFFFFA)) {
+            for (int i = 0; i < 20; i++) {
+                f.qpB.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrB.address() + 16384L * i, 16384, f.mrB.lkey()));
+                f.qpA.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrA.address() + 16384L * i, 16384, f.mrA.lkey()));
+            }
+            for (int i = 0; i < 20; i++) {
+                RcFixture.fill(f.bufA, 400_000 + 10_000 * i, 10_000, i);
+                f.qpA.postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND).signaled(true)
+                        .sge(f.mrA.address() + 400_000 + 10_000L * i, 10_000, f.mrA.lkey()));
+                f.qpB.postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.RDMA_READ).signaled(true)
+                        .sge(f.mrB.address() + 600_000, 3000, f.mrB.lkey()).rdma(f.mrA.address(), f.mrA.rkey()));
+            }
+            List<WorkCompletion> a = f.await(f.cqA, 20);
+            a.forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString()));
+            List<WorkCompletion> b = f.await(f.cqB, 40);
+            b.forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString()));
+            for (int i = 0; i < 20; i++) {
+                assertTrue(RcFixture.same(f.bufA, 400_000 + 10_000 * i, f.bufB, 16384 * i, 10_000), "message " + i);
+            }
+        }
+    }
+
+    @Test
+    void sendWithInvalidateReportsTheKeyAndRevokesIt() {
+        try (RcFixture f = new RcFixture(22)) {
+            MemoryRegion exposed = f.pdB.registerMemory(ByteBuffer.allocateDirect(4096),
+                    AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+            f.qpB.postRecv(new RecvWorkRequest().wrId(5).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(6).opcode(WrOpcode.SEND_WITH_INV).invalidate(exposed.rkey()).signaled(true)
+                    .sge(f.mrA.address(), 10, f.mrA.lkey()));
+            WorkCompletion r = f.await(f.cqB);
+            assertEquals(WcStatus.SUCCESS, r.status());
+            assertEquals(WorkCompletion.WITH_INV, r.wcFlags() & WorkCompletion.WITH_INV);
+            assertEquals(exposed.rkey(), r.invalidatedRkey());
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            f.qpA.postSend(write(f, exposed.address(), exposed.rkey(), 8));
+            assertEquals(WcStatus.REM_ACCESS_ERR, f.await(f.cqA).status(), "the invalidated rkey no longer works");
+            exposed.close();
+        }
+    }
+
+    @Test
+    void aPkeyMismatchIsDroppedSilentlyAndCounted() {
+        io.rnic.transport.sim.SimNetwork net = new io.rnic.transport.sim.SimNetwork(23);
+        try (net) {
+            RdmaDevice a = RdmaDevice.open(net.attach("10.0.0.2"));
+            RdmaDevice b = RdmaDevice.open(net.attach("10.0.0.3"),
+                    DeviceConfig.defaults().withPkeys(new io.rnic.core.memory.PKeyTable(0x8001)));
+            CompletionQueue cqA = a.createCq(8);
+            CompletionQueue cqB = b.createCq(8);
+            QueuePair qpA = a.allocPd().createQp(QpInitAttributes.rc(cqA, cqA));
+            QueuePair qpB = b.allocPd().createQp(QpInitAttributes.rc(cqB, cqB));
+            MemoryRegion mrA = qpA.pd().registerMemory(ByteBuffer.allocate(64), AccessFlags.LOCAL_WRITE);
+            Connections.connectPair(qpA, mrA, 0, qpB, null, 0, RcOptions.defaults().withRetry(8, 2, 7));
+            qpB.postRecv(new RecvWorkRequest().wrId(1));
+            qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(mrA.address(), 8, mrA.lkey()));
+            net.scheduler().runUntil(() -> cqA.size() > 0, 10_000_000_000L);
+            WorkCompletion wc = new WorkCompletion();
+            assertTrue(cqA.poll(wc));
+            assertEquals(WcStatus.RETRY_EXC_ERR, wc.status(), "never answered: the requester times out");
+            assertEquals(3, b.counters().get(Counter.BAD_PKEY_CNTR), "first try and two retries dropped");
+            assertEquals(0, cqB.size());
+        }
+    }
+
+    @Test
+    void invalidPostsThrowWithAReasonAndPostNothing() {
+        try (RcFixture f = new RcFixture(24)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.qpA.postSend(
+                    new SendWorkRequest().opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(f.mrA.address(), 8, f.mrA.lkey())
+                            .atomic(f.mrB.address() + 4, f.mrB.rkey(), 1, 0)));
+            assertTrue(e.getMessage().contains("8-byte aligned"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> f.qpA.postSend(
+                    new SendWorkRequest().opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(f.mrA.address(), 4, f.mrA.lkey())));
+            assertTrue(e.getMessage().contains("exactly 8 bytes"), e.getMessage());
+            SendWorkRequest many = new SendWorkRequest().opcode(WrOpcode.SEND);
+            for (int i = 0; i < 5; i++) {
+                many.sge(f.mrA.address(), 1, f.mrA.lkey());
+            }
+            e = assertThrows(IllegalArgumentException.class, () -> f.qpA.postSend(many));
+            assertTrue(e.getMessage().contains("max_send_sge"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> f.qpA.postSend(
+                    new SendWorkRequest().opcode(WrOpcode.SEND).inline(true).sge(f.mrA.address(), 4096, f.mrA.lkey())));
+            assertTrue(e.getMessage().contains("max_inline_data"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> f.qpA.postSend(new SendWorkRequest().opcode(WrOpcode.BIND_MW)));
+            assertTrue(e.getMessage().contains("BIND_MW"), e.getMessage());
+            f.settle();
+            assertEquals(0, f.a.counters().get(Counter.SENT_PKTS), "a refused post sends nothing");
+            assertEquals(0, f.cqA.size());
+        }
+    }
+
+    @Test
+    void postingOnAQpThatIsNotReadyIsRefused() {
+        try (RcFixture f = new RcFixture(25)) {
+            QueuePair fresh = f.pdA.createQp(QpInitAttributes.rc(f.cqA, f.cqA));
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> fresh.postSend(new SendWorkRequest().opcode(WrOpcode.SEND)));
+            assertTrue(e.getMessage().contains("RESET"), e.getMessage());
+            assertThrows(IllegalStateException.class, () -> fresh.postRecv(new RecvWorkRequest()));
+        }
+    }
+
+    @Test
+    void inlineSendsCopyTheDataAtPostTime() {
+        try (RcFixture f = new RcFixture(26)) {
+            RcFixture.fill(f.bufA, 0, 200, 4);
+            byte[] expected = new byte[200];
+            f.bufA.get(0, expected);
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 200, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).inline(true).signaled(true)
+                    .sge(f.mrA.address(), 200, f.mrA.lkey()));
+            RcFixture.fill(f.bufA, 0, 200, 99); // reused at once, as inline allows
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqB).status());
+            byte[] got = new byte[200];
+            f.bufB.get(0, got);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(expected, got);
+        }
+    }
+
+    @Test
+    void multipleSgesAreGatheredAndScatteredInOrder() {
+        try (RcFixture f = new RcFixture(27)) {
+            RcFixture.fill(f.bufA, 0, 3000, 8);
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address() + 10_000, 500, f.mrB.lkey())
+                    .sge(f.mrB.address() + 20_000, 2500, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 1000, f.mrA.lkey()).sge(f.mrA.address() + 1000, 1000, f.mrA.lkey())
+                    .sge(f.mrA.address() + 2000, 1000, f.mrA.lkey()));
+            assertEquals(3000, f.await(f.cqB).byteLen());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 10_000, 500));
+            assertTrue(RcFixture.same(f.bufA, 500, f.bufB, 20_000, 2500));
+        }
+    }
+
+    @Test
+    void aRegionInUseCannotBeDeregisteredNorItsPdDeallocated() {
+        try (RcFixture f = new RcFixture(28)) {
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), 10, f.mrA.lkey()));
+            f.net.scheduler().runNext(); // the doorbell: the WQE now holds the region
+            IllegalStateException e = assertThrows(IllegalStateException.class, f.mrA::close);
+            assertTrue(e.getMessage().contains("in use"), e.getMessage());
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            IllegalStateException pd = assertThrows(IllegalStateException.class, f.pdA::close);
+            assertTrue(pd.getMessage().contains("in use"), pd.getMessage());
+            f.mrA.close(); // completed: no longer in use
+        }
+    }
+
+    @Test
+    void completionQueueOverflowRaisesCqErr() {
+        try (RcFixture f = new RcFixture(29)) {
+            List<AsyncEvent> events = new ArrayList<>();
+            f.a.addAsyncEventListener(events::add);
+            CompletionQueue tiny = f.a.createCq(1);
+            QueuePair qp = f.pdA.createQp(QpInitAttributes.rc(tiny, tiny));
+            qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+            qp.postRecv(new RecvWorkRequest().wrId(1));
+            qp.postRecv(new RecvWorkRequest().wrId(2));
+            qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.ERR));
+            f.settle();
+            assertTrue(events.stream().anyMatch(e -> e.type() == AsyncEvent.Type.CQ_ERR), events.toString());
+        }
+    }
+
+    @Test
+    void solicitedOnlyNotificationWaitsForTheSolicitedSend() throws Exception {
+        try (RcFixture f = new RcFixture(30)) {
+            CompletionChannel ch = f.b.createCompletionChannel();
+            CompletionQueue rcq = f.b.createCq(16, ch);
+            QueuePair qpB2 = f.pdB.createQp(QpInitAttributes.rc(f.cqB, rcq));
+            QueuePair qpA2 = f.pdA.createQp(QpInitAttributes.rc(f.cqA, f.cqA));
+            Connections.connectPair(qpA2, f.mrA, 5, qpB2, f.mrB, 6, RcOptions.defaults());
+            qpB2.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 64, f.mrB.lkey()));
+            qpB2.postRecv(new RecvWorkRequest().wrId(2).sge(f.mrB.address(), 64, f.mrB.lkey()));
+            rcq.requestNotify(true);
+            qpA2.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.SEND).sge(f.mrA.address(), 8, f.mrA.lkey()));
+            f.settle();
+            assertEquals(1, rcq.size());
+            assertEquals(null, ch.pollEvent(), "an unsolicited SEND does not wake a solicited-only waiter");
+            qpA2.postSend(new SendWorkRequest().wrId(4).opcode(WrOpcode.SEND).solicited(true).sge(f.mrA.address(), 8, f.mrA.lkey()));
+            f.settle();
+            assertEquals(rcq, ch.pollEvent());
+            WorkCompletion wc = new WorkCompletion();
+            assertTrue(rcq.poll(wc));
+            assertTrue(rcq.poll(wc));
+            assertEquals(WcOpcode.RECV, wc.opcode());
+            assertFalse(rcq.poll(wc));
+        }
+    }
+
+    @Test
+    void fencedSendWaitsForEarlierReadsAndEverythingCompletesInOrder() {
+        try (RcFixture f = new RcFixture(31, RcOptions.defaults().withRdAtomic(1, 1), 7, 8)) {
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 64, f.mrB.lkey()));
+            for (int i = 0; i < 4; i++) {
+                f.qpA.postSend(new SendWorkRequest().wrId(10 + i).opcode(WrOpcode.RDMA_READ).signaled(true)
+                        .sge(f.mrA.address() + 5000L * i, 5000, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey()));
+            }
+            f.qpA.postSend(new SendWorkRequest().wrId(20).opcode(WrOpcode.SEND).fence(true).signaled(true)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()));
+            List<WorkCompletion> wcs = f.await(f.cqA, 5);
+            for (int i = 0; i < 4; i++) {
+                assertEquals(10 + i, wcs.get(i).wrId());
+                assertEquals(WcStatus.SUCCESS, wcs.get(i).status());
+            }
+            assertEquals(20, wcs.get(4).wrId());
+        }
+    }
+}
