@@ -19,11 +19,13 @@ public final class PacketDecoder {
         if (length < BthFlyweight.LENGTH + Icrc.LENGTH) {
             return DecodeResult.TRUNCATED_BTH;
         }
-        Opcode row = OpcodeTable.lookup(buf.getUnsignedByte(offset + BthFlyweight.OPCODE_OFFSET));
+        // One read for opcode and flags: every ByteBuf access pays bounds and liveness checks.
+        int word0 = buf.getInt(offset);
+        Opcode row = OpcodeTable.lookup(word0 >>> 24);
         if (row == null) {
             return DecodeResult.UNKNOWN_OPCODE;
         }
-        int flags = buf.getUnsignedByte(offset + BthFlyweight.FLAGS_OFFSET);
+        int flags = (word0 >>> 16) & 0xFF;
         if ((flags & 0x0F) != 0) {
             return DecodeResult.TVER_NONZERO;
         }
