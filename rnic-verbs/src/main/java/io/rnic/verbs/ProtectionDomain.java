@@ -50,7 +50,7 @@ public final class ProtectionDomain implements AutoCloseable {
             throw new IllegalArgumentException("QP init attributes are required");
         }
         QpContext qp = device.hca().createQp(init.type(), core, init.sendCq().core, init.recvCq().core, init.caps(),
-                init.signalAll());
+                init.signalAll(), init.endToEndCredits());
         return new QueuePair(device, this, init, qp);
     }
 

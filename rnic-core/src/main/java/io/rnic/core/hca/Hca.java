@@ -139,7 +139,7 @@ public final class Hca {
 
     /** Creates a QP; callable from any thread, the QP starts in RESET. */
     public synchronized QpContext createQp(QpType type, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
-                                           QpCaps caps, boolean signalAll) {
+                                           QpCaps caps, boolean signalAll, boolean endToEndCredits) {
         if (liveQps >= limits.maxQp()) {
             throw new IllegalStateException("all " + limits.maxQp() + " QPs of the device are in use");
         }
@@ -152,7 +152,7 @@ public final class Hca {
                     + " exceed the device's max_sge " + limits.maxSge());
         }
         int qpn = nextQpn++;
-        QpContext qp = new QpContext(this, qpn, type, pd, sendCq, recvCq, caps, signalAll);
+        QpContext qp = new QpContext(this, qpn, type, pd, sendCq, recvCq, caps, signalAll, endToEndCredits);
         QpContext[] table = qps;
         if (qpn >= table.length) {
             table = java.util.Arrays.copyOf(table, Math.max(table.length * 2, qpn + 1));

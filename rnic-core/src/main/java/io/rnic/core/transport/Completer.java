@@ -149,13 +149,22 @@ final class Completer {
         ResponseRegion region = qp.requester.window.classify(psn);
         if (region == ResponseRegion.DUPLICATE) {
             qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
+            // A duplicate is dropped, but the credits it carries still count (seed 000 §2.6.2).
+            if (p.opcode().has(io.rnic.core.packet.Header.AETH)
+                    && qp.requester.credits(p.aeth().syndrome(), p.aeth().msn())) {
+                qp.requester.run();
+            }
             return;
         }
         if (region == ResponseRegion.INVALID) {
             qp.hca.counters().inc(Counter.GHOST_RESPONSE);
             return;
         }
+        if (p.opcode().has(io.rnic.core.packet.Header.AETH)) {
+            qp.requester.credits(p.aeth().syndrome(), p.aeth().msn());
+        }
         runFrom(State.GET_WQE, p);
+        qp.requester.run();
     }
 
     private SendWqe oldestSent() {
@@ -357,6 +366,9 @@ final class Completer {
     private void completeWqe() {
         if (wqe.kind.isReadOrAtomic()) {
             qp.requester.rdAtomicOutstanding--;
+        }
+        if (Requester.takesReceiveWqe(wqe)) {
+            qp.requester.rwqeMessagesOutstanding--;
         }
         qp.requester.window.acknowledge(wqe.lastPsn);
         qp.completeSend(wqe, WcStatus.SUCCESS);

@@ -38,6 +38,8 @@ public final class QpContext {
     final CompletionQueue recvCq;
     final QpCaps caps;
     final boolean signalAll;
+    /** Advertise and honour AETH end-to-end credits; false keeps rxe's "always invalid" behaviour. */
+    final boolean endToEndCredits;
     final SendQueue sq;
     final RecvQueue rq;
     final Requester requester;
@@ -59,7 +61,7 @@ public final class QpContext {
     private boolean destroyed;
 
     public QpContext(Hca hca, int qpn, QpType type, ProtectionDomain pd, CompletionQueue sendCq,
-                     CompletionQueue recvCq, QpCaps caps, boolean signalAll) {
+                     CompletionQueue recvCq, QpCaps caps, boolean signalAll, boolean endToEndCredits) {
         if (type != QpType.RC) {
             throw new IllegalArgumentException("QP type " + type + " is not supported yet: only RC");
         }
@@ -72,6 +74,7 @@ public final class QpContext {
         this.recvCq = recvCq;
         this.caps = caps;
         this.signalAll = signalAll;
+        this.endToEndCredits = endToEndCredits;
         this.sq = new SendQueue(caps.maxSendWr(), caps.maxSendSge(), caps.maxInlineData());
         this.rq = new RecvQueue(caps.maxRecvWr(), caps.maxRecvSge());
         this.requester = new Requester(this);

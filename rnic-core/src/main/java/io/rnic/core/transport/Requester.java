@@ -30,6 +30,8 @@ final class Requester {
         CHECK_FENCE,
         /** A READ or atomic waits for a free max_rd_atomic slot. */
         CHECK_RD_ATOMIC,
+        /** A message that takes a receive WQE waits for an end-to-end credit (or probes). */
+        CHECK_CREDITS,
         /** The packet's PSN must fit in the window of PSNs in flight. */
         CHECK_WINDOW,
         /** Build and send the WQE's next packet. */
@@ -53,6 +55,14 @@ final class Requester {
     /** Waiting out an RNR NAK's timer. */
     boolean rnrWait;
     private boolean drainNotify;
+    /** Messages started (the send sequence number of the last one), in the MSN's 24-bit space. */
+    private int ssn;
+    /** Limit sequence number from the last AETH credits: messages up to it may take an RWQE. */
+    private int lsn;
+    private boolean creditsKnown;
+    private boolean creditsUnlimited;
+    /** Sent, uncompleted messages that take a receive WQE at the responder. */
+    int rwqeMessagesOutstanding;
     private boolean running;
     private WcStatus localError;
 
@@ -67,11 +77,17 @@ final class Requester {
         rdAtomicOutstanding = 0;
         packetsSinceAckReq = 0;
         rnrWait = false;
+        ssn = 0;
+        lsn = 0;
+        creditsKnown = false;
+        creditsUnlimited = !qp.endToEndCredits;
+        rwqeMessagesOutstanding = 0;
     }
 
     void reset() {
         cursor = 0;
         rdAtomicOutstanding = 0;
+        rwqeMessagesOutstanding = 0;
         rnrWait = false;
         drainNotify = false;
     }
@@ -112,7 +128,8 @@ final class Requester {
                     case CHECK_FENCE -> s = (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0
                             ? State.WAIT : State.CHECK_RD_ATOMIC;
                     case CHECK_RD_ATOMIC -> s = w.kind.isReadOrAtomic() && !w.psnAssigned
-                            && rdAtomicOutstanding >= Math.max(1, qp.attrs.maxRdAtomic()) ? State.WAIT : State.CHECK_WINDOW;
+                            && rdAtomicOutstanding >= Math.max(1, qp.attrs.maxRdAtomic()) ? State.WAIT : State.CHECK_CREDITS;
+                    case CHECK_CREDITS -> s = hasCredit(w) ? State.CHECK_WINDOW : State.WAIT;
                     case CHECK_WINDOW -> s = fitsWindow(w) ? State.SEND_PACKET : State.WAIT;
                     case SEND_PACKET -> s = sendPacket(w);
                     case LOCAL_ERROR -> {
@@ -167,6 +184,51 @@ final class Requester {
         return (int) Math.max(1, (len + qp.mtu - 1) / qp.mtu);
     }
 
+    /** True if the message takes a receive WQE at the responder: SENDs and WRITE with immediate. */
+    static boolean takesReceiveWqe(SendWqe w) {
+        return w.kind.operation() == Operation.SEND || (w.kind.operation() == Operation.RDMA_WRITE && w.kind.immediate());
+    }
+
+    /**
+     * End-to-end flow control (reference §3.1): a message that takes a receive WQE may start if
+     * its sequence number is within the limit the last credits gave, or, with no credit, as the
+     * single probe when no such message is outstanding.
+     */
+    private boolean hasCredit(SendWqe w) {
+        if (w.psnAssigned || creditsUnlimited || !takesReceiveWqe(w)) {
+            return true;
+        }
+        int next = io.rnic.core.psn.Psn.next(ssn);
+        if (creditsKnown && !Psn.isAfter(next, lsn)) {
+            return true;
+        }
+        return rwqeMessagesOutstanding == 0;
+    }
+
+    /**
+     * Takes the credits of an ACK-type AETH (also from duplicate responses, which may be sent
+     * just to deliver credits). Returns true if the limit moved.
+     */
+    boolean credits(int syndrome, int msn) {
+        if (!qp.endToEndCredits || io.rnic.core.packet.AethSyndrome.type(syndrome) != io.rnic.core.packet.AethSyndrome.TYPE_ACK) {
+            return false;
+        }
+        int code = io.rnic.core.packet.AethSyndrome.value(syndrome);
+        if (code == io.rnic.core.packet.AethSyndrome.CREDITS_INVALID) {
+            boolean changed = !creditsUnlimited;
+            creditsUnlimited = true;
+            return changed;
+        }
+        creditsUnlimited = false;
+        int limit = Psn.add(msn, io.rnic.core.packet.AethSyndrome.creditsOf(code));
+        if (!creditsKnown || Psn.isAfter(limit, lsn)) {
+            lsn = limit;
+            creditsKnown = true;
+            return true;
+        }
+        return false;
+    }
+
     /** READs and atomics take all their PSNs at once; SEND and WRITE one per packet. */
     private boolean fitsWindow(SendWqe w) {
         int need;
@@ -187,6 +249,10 @@ final class Requester {
             w.lastPsn = Psn.add(w.firstPsn, w.packets - 1);
             w.psnAssigned = true;
             w.state = SendWqe.State.SENDING;
+            ssn = Psn.next(ssn);
+            if (takesReceiveWqe(w)) {
+                rwqeMessagesOutstanding++;
+            }
             if (w.kind.isReadOrAtomic()) {
                 window.reserve(w.packets);
                 w.reservedPackets = w.packets;

@@ -343,7 +343,7 @@ final class Responder {
             RocePacket out = qp.startPacket(op, len);
             out.bth().psn(Psn.add(r.firstPsn, i));
             if (op.has(Header.AETH)) {
-                out.aeth().syndrome(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID)).msn(msn);
+                out.aeth().syndrome(ackSyndrome()).msn(msn);
             }
             if (len > 0) {
                 mr.read(r.va + offset, out.buffer(), out.payloadOffset(), len);
@@ -383,7 +383,7 @@ final class Responder {
         Opcode op = OpcodeTable.find(qp.transport, Operation.ATOMIC_ACKNOWLEDGE, Position.ONLY, false, false);
         RocePacket out = qp.startPacket(op, 0);
         out.bth().psn(psn);
-        out.aeth().syndrome(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID)).msn(msn);
+        out.aeth().syndrome(ackSyndrome()).msn(msn);
         out.atomicAckEth().originalData(original);
         qp.transmit(out);
     }
@@ -421,7 +421,7 @@ final class Responder {
 
     private State acknowledge(RocePacket p) {
         if (p.bth().ackReq()) {
-            sendAck(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID), p.bth().psn());
+            sendAck(ackSyndrome(), p.bth().psn());
         }
         return State.DONE;
     }
@@ -436,12 +436,24 @@ final class Responder {
         qp.hca.counters().inc(AethSyndrome.type(syndrome) == AethSyndrome.TYPE_ACK ? Counter.ACKS_SENT : Counter.NAKS_SENT);
     }
 
+    /**
+     * The ACK syndrome with this side's end-to-end credits (reference §3.1): the largest table
+     * entry not above the receive WQEs still free, or "invalid" when the QP does not do credit
+     * flow control (rxe's behaviour, kept for interoperability).
+     */
+    private int ackSyndrome() {
+        if (!qp.endToEndCredits) {
+            return AethSyndrome.ack(AethSyndrome.CREDITS_INVALID);
+        }
+        return AethSyndrome.ack(AethSyndrome.creditCodeFor(qp.rq.available()));
+    }
+
     private State duplicate(RocePacket p) {
         int psn = p.bth().psn();
         Operation o = p.opcode().operation();
         if (o == Operation.SEND || o == Operation.RDMA_WRITE) {
             // C9-105: never re-execute; acknowledge with the most recently completed PSN.
-            sendAck(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID), window.lastAccepted());
+            sendAck(ackSyndrome(), window.lastAccepted());
             return State.DONE;
         }
         ResponderResource r = findResource(psn);
