@@ -91,6 +91,20 @@ public final class Faults {
         };
     }
 
+    /** Drops the first {@code n} packets that {@code match} selects, then lets everything through. */
+    public static FaultModel dropFirst(PacketMatch match, int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("n must not be negative, got " + n);
+        }
+        int[] dropped = {0};
+        return f -> {
+            if (dropped[0] < n && match.test(f)) {
+                dropped[0]++;
+                f.drop();
+            }
+        };
+    }
+
     /** Drops the {@code k}-th ACK (ACKNOWLEDGE or ATOMIC ACKNOWLEDGE), once. */
     public static FaultModel dropNthAck(int k) {
         return dropNth(PacketMatch.acks(), k);

@@ -1,0 +1,485 @@
+package io.rnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rnic.core.hca.Counter;
+import io.rnic.core.packet.AethSyndrome;
+import io.rnic.core.packet.OpcodeTable;
+import io.rnic.core.packet.PacketFields;
+import io.rnic.core.psn.Psn;
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SendWorkRequest;
+import io.rnic.core.transport.WcStatus;
+import io.rnic.core.transport.WorkCompletion;
+import io.rnic.core.transport.WrOpcode;
+import io.rnic.transport.fault.Faults;
+import io.rnic.transport.fault.PacketMatch;
+import io.rnic.transport.sim.LinkDirection;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The PSN, retry, duplicate and credit rules of seed 000 and reference §3 and §5, one named
+ * test each, on the simulated network with scripted faults, in virtual time.
+ */
+class RcReliabilityTest {
+    static final int PSN_A = 0x1000;
+    static final int PSN_B = 0x2000;
+    static final int MTU = 1024;
+
+    private static RcFixture fixture(long seed) {
+        return new RcFixture(seed, RcOptions.defaults(), PSN_A, PSN_B);
+    }
+
+    private static LinkDirection ab(RcFixture f) {
+        return f.net.direction(f.wireA, f.wireB);
+    }
+
+    private static LinkDirection ba(RcFixture f) {
+        return f.net.direction(f.wireB, f.wireA);
+    }
+
+    private static SendWorkRequest write(RcFixture f, int len) {
+        return new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                .sge(f.mrA.address(), len, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey());
+    }
+
+    private static SendWorkRequest send(RcFixture f, long id, int len) {
+        return new SendWorkRequest().wrId(id).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), len, f.mrA.lkey());
+    }
+
+    private static SendWorkRequest read(RcFixture f, long id, int len) {
+        return new SendWorkRequest().wrId(id).opcode(WrOpcode.RDMA_READ).signaled(true)
+                .sge(f.mrA.address() + 100_000, len, f.mrA.lkey()).rdma(f.mrB.address() + 200_000, f.mrB.rkey());
+    }
+
+    private static void recv(RcFixture f, long id) {
+        f.qpB.postRecv(new RecvWorkRequest().wrId(id).sge(f.mrB.address() + 500_000 + 16384 * (id % 16), 16384, f.mrB.lkey()));
+    }
+
+    private static List<Integer> psns(List<Wiretap.Seen> seen, String opcodePrefix) {
+        return seen.stream().filter(s -> s.opcode().startsWith(opcodePrefix)).map(Wiretap.Seen::psn).collect(Collectors.toList());
+    }
+
+    private static List<Integer> range(int from, int n) {
+        return java.util.stream.IntStream.range(0, n).map(i -> Psn.add(from, i)).boxed().collect(Collectors.toList());
+    }
+
+    // ------------------------------------------------------------------ requester
+
+    @Test
+    void nakSequenceErrorRetransmitsGoBackNFromTheNakedPsn() {
+        try (RcFixture f = fixture(100)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
+            RcFixture.fill(f.bufA, 0, 8 * MTU, 5);
+            f.qpA.postSend(write(f, 8 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            List<Integer> expected = range(PSN_A, 8);
+            expected.addAll(range(PSN_A + 3, 5));
+            assertEquals(expected, psns(sentA, "RC_RDMA_WRITE"), "resent from the NAKed PSN, not from the first");
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 8 * MTU));
+            assertEquals(1, f.a.counters().get(Counter.RCVD_SEQ_ERR));
+        }
+    }
+
+    @Test
+    void outOfSequenceRequestGetsExactlyOneNakThenSilentDrops() {
+        try (RcFixture f = fixture(101)) {
+            var sentB = Wiretap.sent(f.wireB);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
+            f.qpA.postSend(write(f, 8 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertEquals(1, f.b.counters().get(Counter.OUT_OF_SEQ_REQUEST));
+            assertEquals(1, f.b.counters().get(Counter.NAKS_SENT), "four packets were out of sequence, one NAK went out");
+            assertEquals(3, f.b.counters().get(Counter.RCVD_DROPPED));
+            Wiretap.Seen nak = sentB.stream().filter(s -> s.syndrome() == 0x60).findFirst().orElseThrow();
+            assertEquals(PSN_A + 3, nak.psn(), "the NAK carries the expected PSN");
+        }
+    }
+
+    @Test
+    void localAckTimeoutIs4096NanosecondsTimesTwoToTheTimeoutAndResendsTheOldestUnacked() {
+        try (RcFixture f = fixture(102)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A));
+            recv(f, 1);
+            f.qpA.postSend(send(f, 1, 64));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertEquals(2, sentA.size());
+            assertEquals(PSN_A, sentA.get(1).psn());
+            assertEquals(4096L << 14, sentA.get(1).at() - sentA.get(0).at(), "timeout 14 = 67.1 ms");
+            assertEquals(1, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+        }
+    }
+
+    @Test
+    void retryCountSevenMeansSevenRetriesThenRetryExceeded() {
+        try (RcFixture f = fixture(103)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ab(f).fault(Faults.drop(1.0));
+            f.qpA.postSend(send(f, 1, 64));
+            assertEquals(WcStatus.RETRY_EXC_ERR, f.await(f.cqA).status());
+            assertEquals(1 + 7, sentA.size(), "the first transmission and seven retries (the spec, not rxe's 'forever')");
+            assertEquals(1, f.a.counters().get(Counter.RETRY_EXCEEDED_ERR));
+        }
+    }
+
+    @Test
+    void rnrNakWaitsTheEncodedTimerBeforeRetrying() {
+        try (RcFixture f = new RcFixture(104, RcOptions.defaults().withMinRnrTimer(14), PSN_A, PSN_B)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            f.qpA.postSend(send(f, 1, 64));
+            f.net.scheduler().runUntil(() -> sentA.size() >= 2, 10_000_000_000L);
+            Wiretap.Seen nak = sentB.get(0);
+            assertEquals(0x20 | 14, nak.syndrome(), "RNR NAK with the responder's min_rnr_timer");
+            long waited = sentA.get(1).at() - nak.at();
+            assertTrue(waited >= 1_280_000 && waited < 1_300_000, "code 14 is 1.28 ms, waited " + waited);
+            recv(f, 1);
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void rnrRetrySevenRetriesForever() {
+        try (RcFixture f = new RcFixture(105, RcOptions.defaults().withMinRnrTimer(1), PSN_A, PSN_B)) {
+            f.qpA.postSend(send(f, 1, 64));
+            f.net.scheduler().runFor(5_000_000); // 10 µs RNR timer: hundreds of RNR NAKs
+            assertTrue(f.a.counters().get(Counter.RCVD_RNR_ERR) > 100, f.a.counters().toString());
+            assertEquals(0, f.cqA.size());
+            recv(f, 1);
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void impliedNakFromALaterResponseRetriesTheRead() {
+        try (RcFixture f = fixture(106)) {
+            ba(f).fault(Faults.dropFirst(PacketMatch.opcode(OpcodeTable.byName("RC_RDMA_READ_RESPONSE_ONLY").code()), 1));
+            RcFixture.fill(f.bufB, 200_000, 500, 3);
+            recv(f, 1);
+            f.qpA.postSend(read(f, 1, 500));
+            f.qpA.postSend(send(f, 2, 8));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(1, wcs.get(0).wrId());
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertEquals(2, wcs.get(1).wrId());
+            assertEquals(1, f.a.counters().get(Counter.IMPLIED_NAK));
+            assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 500));
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS), "recovered by the implied NAK, not a timeout");
+        }
+    }
+
+    @Test
+    void ghostAckBeyondTheLastPsnSentIsDroppedAndChangesNothing() {
+        try (RcFixture f = fixture(107)) {
+            PacketFields ack = new PacketFields().opcode(OpcodeTable.byName("RC_ACKNOWLEDGE"));
+            ack.destQp = f.qpA.qpn();
+            ack.psn = PSN_A + 100;
+            ack.aethSyndrome = AethSyndrome.ack(AethSyndrome.CREDITS_INVALID);
+            Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, ack);
+            f.settle();
+            assertEquals(1, f.a.counters().get(Counter.GHOST_RESPONSE));
+            recv(f, 1);
+            f.qpA.postSend(send(f, 1, 8));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+        }
+    }
+
+    @Test
+    void staleAckInTheDuplicateRegionIsDroppedSilently() {
+        try (RcFixture f = fixture(108)) {
+            recv(f, 1);
+            f.qpA.postSend(send(f, 1, 8));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            PacketFields ack = new PacketFields().opcode(OpcodeTable.byName("RC_ACKNOWLEDGE"));
+            ack.destQp = f.qpA.qpn();
+            ack.psn = PSN_A - 5;
+            ack.aethSyndrome = AethSyndrome.nak(AethSyndrome.NAK_REMOTE_ACCESS_ERROR);
+            Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, ack);
+            f.settle();
+            assertEquals(1, f.a.counters().get(Counter.DUPLICATE_RESPONSE));
+            assertEquals(io.rnic.core.qp.QpState.RTS, f.qpA.state(), "a stale NAK must not error the QP");
+        }
+    }
+
+    @Test
+    void aCoalescedAckCompletesEveryEarlierWqe() {
+        try (RcFixture f = new RcFixture(109, RcOptions.defaults(), PSN_A, PSN_B)) {
+            for (int i = 0; i < 3; i++) {
+                recv(f, i);
+            }
+            // Lose the ACKs of the first two WRITEs: the third ACK covers them.
+            ba(f).fault(Faults.only(PacketMatch.psn(-1, PSN_A), Faults.drop(1.0)))
+                    .fault(Faults.only(PacketMatch.psn(-1, PSN_A + 1), Faults.drop(1.0)));
+            f.qpA.postSend(write(f, 8).wrId(1));
+            f.qpA.postSend(write(f, 8).wrId(2));
+            f.qpA.postSend(write(f, 8).wrId(3));
+            List<WorkCompletion> wcs = f.await(f.cqA, 3);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(i + 1, wcs.get(i).wrId());
+                assertEquals(WcStatus.SUCCESS, wcs.get(i).status());
+            }
+            assertEquals(0, f.a.counters().get(Counter.RETRANSMITTED_PKTS));
+        }
+    }
+
+    /**
+     * Seed 000 §4: PSNs 1 and 2 are sent, their ACKs are lost, the timer retries PSN 1, and the
+     * responder answers the duplicate with its furthest PSN, 2. The requester, which remembers
+     * its high-water mark, accepts an ACK beyond the retried PSN.
+     */
+    @Test
+    void highWaterMarkLetsAnAckBeyondTheRetriedPsnCompleteEverything() {
+        try (RcFixture f = fixture(110)) {
+            var sentB = Wiretap.sent(f.wireB);
+            ba(f).fault(Faults.dropFirst(PacketMatch.acks(), 2));
+            f.qpA.postSend(write(f, 8).wrId(1));
+            f.qpA.postSend(write(f, 8).wrId(2));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            List<Integer> ackPsns = psns(sentB, "RC_ACKNOWLEDGE");
+            assertEquals(List.of(PSN_A, PSN_A + 1, PSN_A + 1), ackPsns.subList(0, 3),
+                    "the retried PSN 1 is answered with the furthest PSN, 2");
+            assertEquals(2, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+        }
+    }
+
+    // ------------------------------------------------------------------ responder
+
+    @Test
+    void duplicateSendIsAckedWithTheLatestPsnAndNeverReExecuted() {
+        try (RcFixture f = fixture(111)) {
+            ba(f).fault(Faults.dropNthAck(1));
+            recv(f, 1);
+            recv(f, 2);
+            RcFixture.fill(f.bufA, 0, 100, 1);
+            f.qpA.postSend(send(f, 1, 100));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+            assertEquals(1, f.await(f.cqB).wrId());
+            f.settle();
+            assertEquals(0, f.cqB.size(), "the duplicate consumed no second receive WQE");
+            f.qpA.postSend(send(f, 2, 100));
+            assertEquals(2, f.await(f.cqB).wrId());
+        }
+    }
+
+    @Test
+    void duplicateWriteIsNotReExecuted() {
+        try (RcFixture f = fixture(112)) {
+            ba(f).fault(Faults.dropNthAck(1));
+            RcFixture.fill(f.bufA, 0, 64, 1);
+            f.qpA.postSend(write(f, 64));
+            f.net.scheduler().runUntil(() -> f.bufB.get(0) == f.bufA.get(0), 1_000_000_000L);
+            f.bufB.put(0, (byte) 0x5A); // the application changes the data after the WRITE landed
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+            assertEquals(0x5A, f.bufB.get(0), "the retried WRITE was acknowledged, not executed again");
+        }
+    }
+
+    @Test
+    void duplicateReadIsReExecutedFromMemoryWithTheOriginalPsns() {
+        try (RcFixture f = fixture(113)) {
+            var sentB = Wiretap.sent(f.wireB);
+            ba(f).fault(Faults.dropFirst(PacketMatch.opcode(OpcodeTable.byName("RC_RDMA_READ_RESPONSE_FIRST").code()), 1));
+            RcFixture.fill(f.bufB, 200_000, 3 * MTU, 1);
+            f.qpA.postSend(read(f, 1, 3 * MTU));
+            f.net.scheduler().runUntil(() -> f.b.counters().get(Counter.READ_RESPONSES_SENT) == 3, 1_000_000_000L);
+            RcFixture.fill(f.bufB, 200_000, 3 * MTU, 2); // memory changes before the duplicate arrives
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 3 * MTU), "the duplicate re-read memory");
+            List<String> resent = sentB.subList(3, 6).stream().map(Wiretap.Seen::toString).toList();
+            assertEquals(List.of("RC_RDMA_READ_RESPONSE_FIRST@" + PSN_A, "RC_RDMA_READ_RESPONSE_MIDDLE@" + (PSN_A + 1),
+                    "RC_RDMA_READ_RESPONSE_LAST@" + (PSN_A + 2)), resent.stream().map(x -> x.replaceAll("/.*", "")).toList());
+        }
+    }
+
+    @Test
+    void duplicateReadForATailOfTheOriginalIsAnsweredAsAContinuation() {
+        try (RcFixture f = fixture(114)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            ba(f).fault(Faults.dropPsnOnce(-1, PSN_A + 2));
+            RcFixture.fill(f.bufB, 200_000, 4 * MTU, 7);
+            f.qpA.postSend(read(f, 1, 4 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 4 * MTU));
+            assertEquals(List.of(PSN_A, PSN_A + 2), psns(sentA, "RC_RDMA_READ_REQUEST"), "the retry asks for the tail only");
+            assertEquals(List.of("RC_RDMA_READ_RESPONSE_MIDDLE", "RC_RDMA_READ_RESPONSE_LAST"),
+                    sentB.subList(4, 6).stream().map(Wiretap.Seen::opcode).toList());
+        }
+    }
+
+    @Test
+    void duplicateAtomicIsAnsweredFromTheSavedResultAndNeverReExecuted() {
+        try (RcFixture f = fixture(115)) {
+            ba(f).fault(Faults.dropNthAck(1));
+            ByteBuffer remote = f.bufB.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            remote.putLong(4096, 10);
+            f.qpA.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()).atomic(f.mrB.address() + 4096, f.mrB.rkey(), 5, 0));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertEquals(15, remote.getLong(4096), "added once");
+            assertEquals(10, f.bufA.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0), "the saved original value");
+            assertEquals(1, f.b.counters().get(Counter.ATOMICS_EXECUTED));
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+        }
+    }
+
+    @Test
+    void severalDuplicatesAreAnsweredInPsnOrder() {
+        try (RcFixture f = fixture(116)) {
+            var sentB = Wiretap.sent(f.wireB);
+            ba(f).fault(Faults.dropFirst(PacketMatch.any(), 4));
+            recv(f, 1);
+            f.qpA.postSend(send(f, 1, 8));
+            f.qpA.postSend(read(f, 2, 100));
+            f.qpA.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address() + 8, 8, f.mrA.lkey()).atomic(f.mrB.address() + 8192, f.mrB.rkey(), 1, 0));
+            f.qpA.postSend(write(f, 8).wrId(4));
+            List<WorkCompletion> wcs = f.await(f.cqA, 4);
+            for (int i = 0; i < 4; i++) {
+                assertEquals(i + 1, wcs.get(i).wrId());
+                assertEquals(WcStatus.SUCCESS, wcs.get(i).status(), wcs.get(i).toString());
+            }
+            List<String> answers = sentB.subList(4, sentB.size()).stream().map(Wiretap.Seen::opcode).toList();
+            assertEquals(List.of("RC_ACKNOWLEDGE", "RC_RDMA_READ_RESPONSE_ONLY", "RC_ATOMIC_ACKNOWLEDGE", "RC_ACKNOWLEDGE"),
+                    answers.subList(0, 4));
+            assertEquals(1, f.b.counters().get(Counter.ATOMICS_EXECUTED));
+        }
+    }
+
+    @Test
+    void duplicateReadWithAnEarlierPsnIsServedAfterALaterRead() {
+        try (RcFixture f = fixture(117)) {
+            ba(f).fault(Faults.dropFirst(PacketMatch.psn(-1, PSN_A), 1));
+            RcFixture.fill(f.bufB, 200_000, 200, 4);
+            f.qpA.postSend(read(f, 1, 100));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 150_000, 100, f.mrA.lkey()).rdma(f.mrB.address() + 200_100, f.mrB.rkey()));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 100));
+            assertTrue(RcFixture.same(f.bufB, 200_100, f.bufA, 150_000, 100));
+        }
+    }
+
+    @Test
+    void responderResourcesAreSizedByMaxDestRdAtomicAndARecycledDuplicateIsDropped() {
+        try (RcFixture f = new RcFixture(118, RcOptions.defaults().withRdAtomic(2, 1), PSN_A, PSN_B)) {
+            f.qpA.postSend(read(f, 1, 100));
+            f.qpA.postSend(read(f, 2, 100));
+            f.await(f.cqA, 2);
+            long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
+            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
+            dup.destQp = f.qpB.qpn();
+            dup.psn = PSN_A; // the first READ's entry was overwritten by the second
+            dup.rethVa = f.mrB.address() + 200_000;
+            dup.rethRkey = f.mrB.rkey();
+            dup.rethLength = 100;
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+            f.settle();
+            assertEquals(responses, f.b.counters().get(Counter.READ_RESPONSES_SENT), "no answer: class D, silently dropped");
+            assertEquals(1, f.b.counters().get(Counter.RCVD_DROPPED));
+        }
+    }
+
+    @Test
+    void retransmissionsCrossThePsnWrap() {
+        try (RcFixture f = new RcFixture(119, RcOptions.defaults(), 0xFFFFFC, 0xFFFFFE)) {
+            ab(f).fault(Faults.dropPsnOnce(-1, 0xFFFFFF)).fault(Faults.dropPsnOnce(-1, 0x000001));
+            RcFixture.fill(f.bufA, 0, 8 * MTU, 9);
+            f.qpA.postSend(write(f, 8 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 8 * MTU));
+        }
+    }
+
+    // ------------------------------------------------------------------ credits
+
+    @Test
+    void responderAdvertisesCreditsFromItsFreeReceiveWqes() {
+        try (RcFixture f = fixture(120)) {
+            var sentB = Wiretap.sent(f.wireB);
+            for (int i = 0; i < 6; i++) {
+                recv(f, i);
+            }
+            f.qpA.postSend(send(f, 1, 8));
+            f.await(f.cqA);
+            assertEquals(AethSyndrome.ack(AethSyndrome.creditCodeFor(5)), sentB.get(0).syndrome(), "5 free: code for 4");
+        }
+    }
+
+    @Test
+    void requesterSendsNoMoreSendsThanCreditsAllowExceptOneProbe() {
+        try (RcFixture f = fixture(121)) {
+            var sentA = Wiretap.sent(f.wireA);
+            recv(f, 0);
+            for (int i = 1; i <= 4; i++) {
+                f.qpA.postSend(send(f, i, 8));
+            }
+            f.net.scheduler().runFor(3_000_000);
+            // #1 went as a probe; its ACK said 0 credits; #2 went as the next probe and is being RNR NAKed.
+            assertEquals(java.util.Set.of(PSN_A, PSN_A + 1), new java.util.HashSet<>(psns(sentA, "RC_SEND")));
+            for (int i = 1; i <= 3; i++) {
+                recv(f, i);
+            }
+            List<WorkCompletion> wcs = f.await(f.cqA, 4);
+            wcs.forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
+        }
+    }
+
+    @Test
+    void withoutCreditsAnRxeCompatibleRequesterSendsEverythingAtOnce() {
+        try (RcFixture f = fixture(122)) {
+            QueuePair qa = f.pdA.createQp(QpInitAttributes.rc(f.cqA, f.cqA).withEndToEndCredits(false));
+            QueuePair qb = f.pdB.createQp(QpInitAttributes.rc(f.cqB, f.cqB).withEndToEndCredits(false));
+            Connections.connectPair(qa, f.mrA, 1, qb, f.mrB, 2, RcOptions.defaults());
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            qb.postRecv(new RecvWorkRequest().wrId(0).sge(f.mrB.address(), 64, f.mrB.lkey()));
+            for (int i = 1; i <= 4; i++) {
+                qa.postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), 8, f.mrA.lkey()));
+            }
+            f.net.scheduler().runFor(100_000);
+            assertEquals(4, Wiretap.count(sentA, "RC_SEND_ONLY"));
+            assertEquals(0x1F, sentB.get(0).syndrome(), "rxe's 'invalid' credit code");
+            for (int i = 1; i <= 3; i++) {
+                qb.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrB.address(), 64, f.mrB.lkey()));
+            }
+            f.await(f.cqA, 4).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
+        }
+    }
+
+    @Test
+    void creditsInADuplicateAckAreHonoured() {
+        try (RcFixture f = fixture(123)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ba(f).fault(Faults.dropNthAck(1));
+            recv(f, 0);
+            recv(f, 1);
+            f.qpA.postSend(send(f, 1, 8));
+            f.qpA.postSend(send(f, 2, 8));
+            f.net.scheduler().runFor(1_000_000);
+            assertEquals(1, Wiretap.count(sentA, "RC_SEND_ONLY"), "#2 waits: #1 is the outstanding probe");
+            PacketFields dupAck = new PacketFields().opcode(OpcodeTable.byName("RC_ACKNOWLEDGE"));
+            dupAck.destQp = f.qpA.qpn();
+            dupAck.psn = Psn.add(PSN_A, -1);   // duplicate region: dropped, but its credits count
+            dupAck.aethSyndrome = AethSyndrome.ack(AethSyndrome.creditCodeFor(2));
+            dupAck.aethMsn = 0;
+            Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, dupAck);
+            f.net.scheduler().runFor(1_000_000);
+            assertEquals(2, Wiretap.count(sentA, "RC_SEND_ONLY"), "#2 went on the duplicate ACK's credits");
+            f.await(f.cqA, 2).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
+        }
+    }
+}
