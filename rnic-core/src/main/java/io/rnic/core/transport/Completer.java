@@ -59,6 +59,11 @@ final class Completer {
 
     private SendWqe wqe;
     private int retryPsn;
+    /**
+     * The PSN an implied NAK last restarted from, until a response for it arrives: the rest of
+     * the original response stream, still in flight, must not restart it again.
+     */
+    private int impliedRetryPsn = -1;
     private WcStatus errorStatus;
     private int rnrTimerCode;
 
@@ -113,6 +118,7 @@ final class Completer {
     }
 
     private void progress() {
+        impliedRetryPsn = -1;
         retryLeft = qp.attrs.retryCnt();
         rnrLeft = qp.attrs.rnrRetry();
         long t = timeoutNanos();
@@ -138,6 +144,7 @@ final class Completer {
             return;
         }
         qp.hca.counters().inc(Counter.LOCAL_ACK_TIMEOUTS);
+        impliedRetryPsn = -1;
         retryPsn = qp.requester.window.oldestUnacked();
         wqe = oldestSent();
         runFrom(State.CHECK_RETRY, null);
@@ -226,9 +233,7 @@ final class Completer {
             if (wqe.kind.isReadOrAtomic()) {
                 // Responses come back in order: a later PSN means this READ's or atomic's
                 // responses were lost (an implied NAK).
-                qp.hca.counters().inc(Counter.IMPLIED_NAK);
-                retryPsn = expectedPsn(wqe);
-                return State.CHECK_RETRY;
+                return impliedNak(expectedPsn(wqe));
             }
             if (wqe.state != SendWqe.State.SENT) {
                 return State.DONE; // an ACK cannot cover a message not fully sent; stale
@@ -319,9 +324,7 @@ final class Completer {
         int expected = expectedPsn(wqe);
         if (psn != expected) {
             if (Psn.isAfter(psn, expected)) {
-                qp.hca.counters().inc(Counter.IMPLIED_NAK);
-                retryPsn = expected;
-                return State.CHECK_RETRY;
+                return impliedNak(expected);
             }
             qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
             return State.DONE;
@@ -353,6 +356,18 @@ final class Completer {
         qp.requester.window.acknowledge(psn);
         progress();
         return last ? State.COMP_WQE : State.DONE;
+    }
+
+    /** A response beyond {@code expected} means the ones before it were lost: retry once per loss. */
+    private State impliedNak(int expected) {
+        if (impliedRetryPsn == expected) {
+            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE); // the old stream, already being retried
+            return State.DONE;
+        }
+        qp.hca.counters().inc(Counter.IMPLIED_NAK);
+        impliedRetryPsn = expected;
+        retryPsn = expected;
+        return State.CHECK_RETRY;
     }
 
     /** The next response PSN a READ or atomic WQE is waiting for. */
