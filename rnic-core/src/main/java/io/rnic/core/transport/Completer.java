@@ -60,8 +60,9 @@ final class Completer {
     private SendWqe wqe;
     private int retryPsn;
     /**
-     * The PSN an implied NAK last restarted from, until a response for it arrives: the rest of
-     * the original response stream, still in flight, must not restart it again.
+     * The PSN a NAK or an implied NAK last restarted the send queue from, until progress or a
+     * timeout: further evidence of the same loss (the rest of the old response stream, or a
+     * duplicated NAK) must not restart it again and spend another retry (rxe's started_retry).
      */
     private int impliedRetryPsn = -1;
     private WcStatus errorStatus;
@@ -298,10 +299,17 @@ final class Completer {
         qp.hca.counters().inc(Counter.RCVD_NAKS);
         if (type == AethSyndrome.TYPE_NAK && value == AethSyndrome.NAK_PSN_SEQUENCE_ERROR) {
             if (Psn.isAfter(psn, qp.requester.window.oldestUnacked())) {
+                // The NAK implicitly acknowledges everything before its PSN: forward progress.
                 qp.hca.counters().inc(Counter.RCVD_SEQ_ERR);
+                qp.requester.window.acknowledgeBefore(psn);
+                progress();
             }
-            qp.requester.window.acknowledgeBefore(psn);
             completeCoveredBefore(psn);
+            if (impliedRetryPsn == psn) {
+                qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE); // a retry from this PSN is under way
+                return State.DONE;
+            }
+            impliedRetryPsn = psn;
             retryPsn = psn;
             return State.CHECK_RETRY;
         }
