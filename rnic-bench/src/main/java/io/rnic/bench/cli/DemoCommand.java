@@ -1,6 +1,7 @@
 package io.rnic.bench.cli;
 
 import io.rnic.bench.demo.DemoPair;
+import io.rnic.bench.demo.FaultSpec;
 import io.rnic.bench.demo.RcDemo;
 import io.rnic.core.qp.PathMtu;
 import io.rnic.verbs.RcOptions;
@@ -28,7 +29,11 @@ public final class DemoCommand extends ParsedCommand {
             .option("-p", "--port", "N", "UDP port of both HCAs (default 4791)")
             .option("-m", "--mtu", "BYTES", "path MTU: 256, 512, 1024 (default), 2048 or 4096")
             .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
-            .option(null, "--seed", "N", "seed of the starting PSNs and of the simulated network (default 1)")
+            .option(null, "--seed", "N", "seed of the starting PSNs and of the faults (default 1)")
+            .option(null, "--loss", "P", "drop each packet with probability P (0..1)")
+            .option(null, "--reorder", "P", "delay each packet with probability P so later ones overtake it")
+            .option(null, "--dup", "P", "deliver each packet twice with probability P")
+            .option(null, "--corrupt", "P", "flip a bit of each packet with probability P (the ICRC catches it)")
             .epilog("Exit status: 0 every check passed, 1 a check failed, 2 bad options or the addresses could not be bound.");
 
     @Override
@@ -65,11 +70,14 @@ public final class DemoCommand extends ParsedCommand {
         long seed = args.has("--seed") ? parseLong(args.value("--seed")) : 1;
         Path pcap = args.has("--pcap") ? Path.of(args.value("--pcap")) : null;
         boolean udp = wire.equals("udp");
-        out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%n",
-                udp ? "UDP" : "the simulated network", ipA, ipB, port, mtu.bytes());
+        FaultSpec faults = FaultOptions.parse(args, udp);
+        out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%s%n",
+                udp ? "UDP" : "the simulated network", ipA, ipB, port, mtu.bytes(),
+                faults.isNone() ? "" : ", faults: " + faults + " (seed " + seed + ")");
         DemoPair pair;
         try {
-            pair = new DemoPair(udp, ipA, ipB, port, seed, RcOptions.defaults().withMtu(mtu), pcap, Function.identity(), null);
+            pair = new DemoPair(udp, ipA, ipB, port, seed, RcOptions.defaults().withMtu(mtu), pcap,
+                    udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup());
         } catch (IllegalStateException | IllegalArgumentException | IOException e) {
             err.println("rnic demo: cannot open the HCAs: " + e.getMessage());
             return 2;
@@ -97,7 +105,7 @@ public final class DemoCommand extends ParsedCommand {
         return failed == 0 ? 0 : 1;
     }
 
-    private static void printCounters(PrintStream out, String who, Map<String, Long> counters) {
+    static void printCounters(PrintStream out, String who, Map<String, Long> counters) {
         StringBuilder sb = new StringBuilder("  ");
         counters.forEach((k, v) -> sb.append(k).append('=').append(v).append(' '));
         out.println(who + " counters:");

@@ -35,6 +35,7 @@ public final class Rnic {
         List<Command> list = new ArrayList<>();
         list.add(new DecodeCommand());
         list.add(new DemoCommand());
+        list.add(new SoakCommand());
         return list;
     }
 
