@@ -77,6 +77,12 @@ public class CodecBenchmark {
         return view.bth().psn() + view.bth().destQp() + reth.virtualAddress() + reth.rkey() + reth.dmaLength();
     }
 
+    /** Structural decode alone, for comparison with {@link #decodeBthAndReth}. */
+    @Benchmark
+    public int decodeOnly() {
+        return decoder.decode(write, 0, writeLength, view).ordinal();
+    }
+
     /** ICRC of a 4096-byte packet (BTH through ICRC); GB/s = 4096 / (ns/op). */
     @Benchmark
     public int icrc4KiB() {

@@ -70,7 +70,7 @@ public final class BthFlyweight extends HeaderFlyweight {
     }
 
     public int pkey() {
-        return buffer.getUnsignedShort(offset + PKEY_OFFSET);
+        return u16(PKEY_OFFSET);
     }
 
     public BthFlyweight pkey(int value) {

@@ -1,6 +1,8 @@
 package io.rnic.core.packet;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import java.nio.ByteOrder;
 
 /**
  * Base of the header flyweights: a view of one header at an offset of a {@link ByteBuf}. A
@@ -8,14 +10,43 @@ import io.netty.buffer.ByteBuf;
  * are big-endian (reference §0); absolute indexing leaves the buffer's indices untouched.
  */
 public abstract class HeaderFlyweight {
+    static final boolean UNSAFE = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
+    static final boolean LITTLE_ENDIAN_HOST = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     protected ByteBuf buffer;
     protected int offset;
+    /**
+     * Native address of the header when the buffer is off-heap, else 0. Getters read through it
+     * directly: the decoder has already checked that the header lies inside the packet, and
+     * the per-access bounds and reference-count checks of {@link ByteBuf} would double the cost
+     * of reading a header.
+     */
+    private long address;
 
     /** Points this flyweight at the header starting at {@code offset} of {@code buffer}. */
     public HeaderFlyweight wrap(ByteBuf buffer, int offset) {
-        this.buffer = buffer;
+        return wrap(buffer, offset, addressOf(buffer, offset));
+    }
+
+    /** As {@link #wrap(ByteBuf, int)} with the native address already known (0 for none). */
+    final HeaderFlyweight wrap(ByteBuf buffer, int offset, long address) {
+        if (this.buffer != buffer) { // an unchanged reference needs no GC write barrier
+            this.buffer = buffer;
+        }
         this.offset = offset;
+        this.address = address;
         return this;
+    }
+
+    /** The native address of {@code buffer[offset]}, or 0 if the buffer has none or Unsafe is off. */
+    static long addressOf(ByteBuf buffer, int offset) {
+        return UNSAFE && buffer.hasMemoryAddress() ? buffer.memoryAddress() + offset : 0;
+    }
+
+    /** The big-endian int at a native address. */
+    static int intAt(long address) {
+        int v = PlatformDependent.getInt(address);
+        return LITTLE_ENDIAN_HOST ? Integer.reverseBytes(v) : v;
     }
 
     /** The buffer this flyweight currently views. */
@@ -29,18 +60,42 @@ public abstract class HeaderFlyweight {
     }
 
     protected final int u8(int at) {
-        return buffer.getUnsignedByte(offset + at);
+        long a = address;
+        return a != 0 ? PlatformDependent.getByte(a + at) & 0xFF : buffer.getUnsignedByte(offset + at);
+    }
+
+    protected final int u16(int at) {
+        long a = address;
+        if (a != 0) {
+            return (PlatformDependent.getByte(a + at) & 0xFF) << 8 | (PlatformDependent.getByte(a + at + 1) & 0xFF);
+        }
+        return buffer.getUnsignedShort(offset + at);
     }
 
     protected final int u24(int at) {
+        long a = address;
+        if (a != 0) {
+            return (PlatformDependent.getByte(a + at) & 0xFF) << 16 | (PlatformDependent.getByte(a + at + 1) & 0xFF) << 8
+                    | (PlatformDependent.getByte(a + at + 2) & 0xFF);
+        }
         return buffer.getUnsignedMedium(offset + at);
     }
 
     protected final int i32(int at) {
+        long a = address;
+        if (a != 0) {
+            int v = PlatformDependent.getInt(a + at);
+            return LITTLE_ENDIAN_HOST ? Integer.reverseBytes(v) : v;
+        }
         return buffer.getInt(offset + at);
     }
 
     protected final long i64(int at) {
+        long a = address;
+        if (a != 0) {
+            long v = PlatformDependent.getLong(a + at);
+            return LITTLE_ENDIAN_HOST ? Long.reverseBytes(v) : v;
+        }
         return buffer.getLong(offset + at);
     }
 

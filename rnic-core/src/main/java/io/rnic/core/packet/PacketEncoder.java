@@ -38,7 +38,7 @@ public final class PacketEncoder {
         buf.ensureWritable(length);
         buf.setZero(offset, length);
         buf.writerIndex(offset + length);
-        out.set(buf, offset, length, op, payloadLength);
+        out.set(buf, offset, length, op, payloadLength, HeaderFlyweight.addressOf(buf, offset));
         out.bth().opcode(op.code()).padCount(padCount(payloadLength));
         return out;
     }

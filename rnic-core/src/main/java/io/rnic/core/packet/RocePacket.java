@@ -13,6 +13,8 @@ public final class RocePacket {
     private int length;
     private Opcode opcode;
     private int payloadLength;
+    /** Native address of the BTH, or 0: every flyweight is wrapped relative to it. */
+    private long address;
 
     private final BthFlyweight bth = new BthFlyweight();
     private final RethFlyweight reth = new RethFlyweight();
@@ -27,13 +29,20 @@ public final class RocePacket {
     private final FethFlyweight feth = new FethFlyweight();
 
     /** Points the view at a packet whose structure has been checked. */
-    void set(ByteBuf buffer, int offset, int length, Opcode opcode, int payloadLength) {
-        this.buffer = buffer;
+    void set(ByteBuf buffer, int offset, int length, Opcode opcode, int payloadLength, long address) {
+        // Reference stores into this long-lived view cost a GC write barrier; skip unchanged ones
+        // (pooled buffers and a flow's opcodes repeat).
+        if (this.buffer != buffer) {
+            this.buffer = buffer;
+        }
         this.offset = offset;
         this.length = length;
-        this.opcode = opcode;
+        if (this.opcode != opcode) {
+            this.opcode = opcode;
+        }
         this.payloadLength = payloadLength;
-        bth.wrap(buffer, offset);
+        this.address = address;
+        bth.wrap(buffer, offset, address);
     }
 
     /** The buffer holding the packet. */
@@ -76,60 +85,60 @@ public final class RocePacket {
     }
 
     public RethFlyweight reth() {
-        reth.wrap(buffer, at(Header.RETH));
+        wrapAt(reth, Header.RETH);
         return reth;
     }
 
     public AethFlyweight aeth() {
-        aeth.wrap(buffer, at(Header.AETH));
+        wrapAt(aeth, Header.AETH);
         return aeth;
     }
 
     public AtomicEthFlyweight atomicEth() {
-        atomicEth.wrap(buffer, at(Header.ATOMIC_ETH));
+        wrapAt(atomicEth, Header.ATOMIC_ETH);
         return atomicEth;
     }
 
     public AtomicAckEthFlyweight atomicAckEth() {
-        atomicAckEth.wrap(buffer, at(Header.ATOMIC_ACK_ETH));
+        wrapAt(atomicAckEth, Header.ATOMIC_ACK_ETH);
         return atomicAckEth;
     }
 
     public ImmDtFlyweight immDt() {
-        immDt.wrap(buffer, at(Header.IMMDT));
+        wrapAt(immDt, Header.IMMDT);
         return immDt;
     }
 
     public IethFlyweight ieth() {
-        ieth.wrap(buffer, at(Header.IETH));
+        wrapAt(ieth, Header.IETH);
         return ieth;
     }
 
     public DethFlyweight deth() {
-        deth.wrap(buffer, at(Header.DETH));
+        wrapAt(deth, Header.DETH);
         return deth;
     }
 
     public RdethFlyweight rdeth() {
-        rdeth.wrap(buffer, at(Header.RDETH));
+        wrapAt(rdeth, Header.RDETH);
         return rdeth;
     }
 
     public XrcEthFlyweight xrcEth() {
-        xrcEth.wrap(buffer, at(Header.XRCETH));
+        wrapAt(xrcEth, Header.XRCETH);
         return xrcEth;
     }
 
     public FethFlyweight feth() {
-        feth.wrap(buffer, at(Header.FETH));
+        wrapAt(feth, Header.FETH);
         return feth;
     }
 
-    private int at(Header h) {
+    private void wrapAt(HeaderFlyweight f, Header h) {
         int rel = opcode.offsetOf(h);
         if (rel < 0) {
             throw new IllegalStateException(opcode.name() + " carries no " + h);
         }
-        return offset + rel;
+        f.wrap(buffer, offset + rel, address == 0 ? 0 : address + rel);
     }
 }
