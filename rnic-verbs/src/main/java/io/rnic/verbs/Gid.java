@@ -90,8 +90,10 @@ public final class Gid {
         return Arrays.hashCode(raw);
     }
 
+    /** As {@code inet_ntop} prints a GID: {@code ::ffff:a.b.c.d} for IPv4-mapped ones. */
     @Override
     public String toString() {
-        return toInetAddress().getHostAddress();
+        InetAddress a = toInetAddress();
+        return a instanceof Inet4Address ? "::ffff:" + a.getHostAddress() : a.getHostAddress();
     }
 }

@@ -36,6 +36,7 @@ public final class Rnic {
         list.add(new DecodeCommand());
         list.add(new DemoCommand());
         list.add(new SoakCommand());
+        list.add(new PingpongCommand());
         return list;
     }
 

@@ -388,16 +388,17 @@ public final class QpContext {
     void flushRecv() {
         while (rq.completedIndex() < rq.postedIndex()) {
             RecvWqe w = rq.at(rq.completedIndex());
+            long wrId = w.wrId;
+            w.sgl.unpin();
+            rq.retire();
             WorkCompletion wc = recvCq.begin();
             if (wc != null) {
-                wc.wrId = w.wrId;
+                wc.wrId = wrId;
                 wc.status = WcStatus.WR_FLUSH_ERR;
                 wc.opcode = WcOpcode.RECV;
                 wc.qpNum = qpn;
                 recvCq.commit(false);
             }
-            w.sgl.unpin();
-            rq.retire();
         }
         rq.flushAll();
     }
@@ -407,35 +408,42 @@ public final class QpContext {
      * completion; errors always do.
      */
     void completeSend(SendWqe w, WcStatus status) {
-        if (status != WcStatus.SUCCESS || w.signaled()) {
-            WorkCompletion wc = sendCq.begin();
-            if (wc != null) {
-                wc.wrId = w.wrId;
-                wc.status = status;
-                wc.opcode = w.kind == null ? WcOpcode.SEND : w.kind.completion();
-                wc.qpNum = qpn;
-                if (status == WcStatus.SUCCESS) {
-                    wc.byteLen = (int) w.length();
-                }
-                sendCq.commit(false);
-            } else {
-                cqOverflow(sendCq);
-            }
-        }
+        // The slot is freed before the completion is published: an application that polls it
+        // may post again at once and must find room.
+        long wrId = w.wrId;
+        WcOpcode opcode = w.kind == null ? WcOpcode.SEND : w.kind.completion();
+        int byteLen = status == WcStatus.SUCCESS ? (int) w.length() : 0;
+        boolean report = status != WcStatus.SUCCESS || w.signaled();
         if (w.kind != null && w.kind.operation() == io.rnic.core.packet.Operation.SEND) {
             hca.counters().inc(Counter.RDMA_SENDS);
         }
         w.state = SendWqe.State.DONE;
         w.sgl.unpin();
         sq.retire();
+        if (report) {
+            WorkCompletion wc = sendCq.begin();
+            if (wc != null) {
+                wc.wrId = wrId;
+                wc.status = status;
+                wc.opcode = opcode;
+                wc.qpNum = qpn;
+                wc.byteLen = byteLen;
+                sendCq.commit(false);
+            } else {
+                cqOverflow(sendCq);
+            }
+        }
     }
 
     /** Writes a receive completion for {@code w} (the oldest taken RWQE) and retires it. */
     void completeRecv(RecvWqe w, WcStatus status, WcOpcode opcode, int byteLen, int flags, int imm, int invRkey,
                       boolean solicited) {
+        long wrId = w.wrId;
+        w.sgl.unpin();
+        rq.retire(); // freed before the completion is published, as for sends
         WorkCompletion wc = recvCq.begin();
         if (wc != null) {
-            wc.wrId = w.wrId;
+            wc.wrId = wrId;
             wc.status = status;
             wc.opcode = opcode;
             wc.qpNum = qpn;
@@ -451,8 +459,6 @@ public final class QpContext {
         } else {
             cqOverflow(recvCq);
         }
-        w.sgl.unpin();
-        rq.retire();
     }
 
     private void cqOverflow(CompletionQueue cq) {
