@@ -140,8 +140,8 @@ public final class QpContext {
         if (kind == null || !kind.transports().contains(transport)) {
             throw new IllegalArgumentException("opcode " + wr.opcode + " cannot be posted on a " + type + " QP");
         }
-        if (wr.numSge > caps.maxSendSge()) {
-            throw new IllegalArgumentException(wr.numSge + " SGEs exceed max_send_sge " + caps.maxSendSge());
+        if (wr.sges.count > caps.maxSendSge()) {
+            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed max_send_sge " + caps.maxSendSge());
         }
         long total = wr.totalLength();
         boolean inline = (wr.flags & SendWqe.INLINE) != 0;
@@ -182,9 +182,7 @@ public final class QpContext {
             if (inline) {
                 copyInline(wr, w);
             } else {
-                for (int i = 0; i < wr.numSge; i++) {
-                    w.sgl.add(wr.addr[i], wr.length[i], wr.lkey[i]);
-                }
+                wr.sges.copyTo(w.sgl);
             }
             sq.publish();
         }
@@ -193,18 +191,19 @@ public final class QpContext {
 
     private void copyInline(SendWorkRequest wr, SendWqe w) {
         int at = 0;
-        for (int i = 0; i < wr.numSge; i++) {
-            int len = wr.length[i];
+        Sges g = wr.sges;
+        for (int i = 0; i < g.count; i++) {
+            int len = g.length[i];
             if (len == 0) {
                 continue;
             }
-            MemoryRegion mr = hca.keys().lookup(wr.lkey[i]);
-            AccessResult r = MemoryAccess.check(mr, pd, wr.addr[i], len, 0, 1);
+            MemoryRegion mr = hca.keys().lookup(g.lkey[i]);
+            AccessResult r = MemoryAccess.check(mr, pd, g.addr[i], len, 0, 1);
             if (r != AccessResult.OK) {
                 throw new IllegalArgumentException(String.format("inline SGE %d (lkey 0x%08x, addr 0x%x, length %d): %s",
-                        i, wr.lkey[i], wr.addr[i], len, r));
+                        i, g.lkey[i], g.addr[i], len, r));
             }
-            mr.read(wr.addr[i], w.inlineBuf, at, len);
+            mr.read(g.addr[i], w.inlineBuf, at, len);
             at += len;
         }
         w.inlineLength = at;
@@ -220,8 +219,8 @@ public final class QpContext {
         if (state == QpState.RESET) {
             throw new IllegalStateException("post_recv on QP 0x" + Integer.toHexString(qpn) + " in RESET: receives need INIT or later");
         }
-        if (wr.numSge > caps.maxRecvSge()) {
-            throw new IllegalArgumentException(wr.numSge + " SGEs exceed max_recv_sge " + caps.maxRecvSge());
+        if (wr.sges.count > caps.maxRecvSge()) {
+            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed max_recv_sge " + caps.maxRecvSge());
         }
         synchronized (rq) {
             RecvWqe w = rq.claim();
@@ -230,9 +229,7 @@ public final class QpContext {
                         + caps.maxRecvWr() + ")");
             }
             w.wrId = wr.wrId;
-            for (int i = 0; i < wr.numSge; i++) {
-                w.sgl.add(wr.addr[i], wr.length[i], wr.lkey[i]);
-            }
+            wr.sges.copyTo(w.sgl);
             rq.publish();
         }
         if (state == QpState.ERR) {

@@ -1,7 +1,5 @@
 package io.rnic.core.transport;
 
-import java.util.Arrays;
-
 /**
  * A send work request ({@code struct ibv_send_wr}) as a mutable, reusable object: fill it, post
  * it, and fill it again; the QP copies what it needs at post time, so an application can post
@@ -11,10 +9,7 @@ public final class SendWorkRequest {
     long wrId;
     WrOpcode opcode = WrOpcode.SEND;
     int flags;
-    long[] addr = new long[4];
-    int[] length = new int[4];
-    int[] lkey = new int[4];
-    int numSge;
+    final Sges sges = new Sges();
     int imm;
     int invalidateRkey;
     long remoteAddr;
@@ -27,7 +22,7 @@ public final class SendWorkRequest {
         wrId = 0;
         opcode = WrOpcode.SEND;
         flags = 0;
-        numSge = 0;
+        sges.count = 0;
         imm = 0;
         invalidateRkey = 0;
         remoteAddr = 0;
@@ -74,21 +69,13 @@ public final class SendWorkRequest {
 
     /** Appends a scatter/gather entry: {@code length} bytes at {@code address} of the region with {@code lkey}. */
     public SendWorkRequest sge(long address, int length, int lkey) {
-        if (numSge == addr.length) {
-            addr = Arrays.copyOf(addr, numSge * 2);
-            this.length = Arrays.copyOf(this.length, numSge * 2);
-            this.lkey = Arrays.copyOf(this.lkey, numSge * 2);
-        }
-        addr[numSge] = address;
-        this.length[numSge] = length;
-        this.lkey[numSge] = lkey;
-        numSge++;
+        sges.add(address, length, lkey);
         return this;
     }
 
     /** Removes every scatter/gather entry. */
     public SendWorkRequest clearSges() {
-        numSge = 0;
+        sges.count = 0;
         return this;
     }
 
@@ -133,15 +120,11 @@ public final class SendWorkRequest {
     }
 
     public int numSge() {
-        return numSge;
+        return sges.count;
     }
 
     /** Total bytes of the scatter/gather list. */
     public long totalLength() {
-        long t = 0;
-        for (int i = 0; i < numSge; i++) {
-            t += Integer.toUnsignedLong(length[i]);
-        }
-        return t;
+        return sges.totalLength();
     }
 }

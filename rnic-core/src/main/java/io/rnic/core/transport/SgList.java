@@ -90,41 +90,32 @@ public final class SgList {
 
     /** Copies {@code len} bytes starting {@code offset} bytes into the list to {@code dst[dstIndex..]}. */
     void gather(long offset, ByteBuf dst, int dstIndex, int len) {
-        int i = 0;
-        long skip = offset;
-        while (len > 0 && i < count) {
-            long l = Integer.toUnsignedLong(length[i]);
-            if (skip >= l) {
-                skip -= l;
-                i++;
-                continue;
-            }
-            int n = (int) Math.min(len, l - skip);
-            mr[i].read(addr[i] + skip, dst, dstIndex, n);
-            dstIndex += n;
-            len -= n;
-            skip = 0;
-            i++;
-        }
+        copy(offset, dst, dstIndex, len, false);
     }
 
     /** Copies {@code len} bytes from {@code src[srcIndex..]} to {@code offset} bytes into the list. */
     void scatter(long offset, ByteBuf src, int srcIndex, int len) {
-        int i = 0;
+        copy(offset, src, srcIndex, len, true);
+    }
+
+    /** Walks the entries from {@code offset} and copies between them and {@code buf}. */
+    private void copy(long offset, ByteBuf buf, int index, int len, boolean intoMemory) {
         long skip = offset;
-        while (len > 0 && i < count) {
+        for (int i = 0; len > 0 && i < count; i++) {
             long l = Integer.toUnsignedLong(length[i]);
             if (skip >= l) {
                 skip -= l;
-                i++;
                 continue;
             }
             int n = (int) Math.min(len, l - skip);
-            mr[i].write(addr[i] + skip, src, srcIndex, n);
-            srcIndex += n;
+            if (intoMemory) {
+                mr[i].write(addr[i] + skip, buf, index, n);
+            } else {
+                mr[i].read(addr[i] + skip, buf, index, n);
+            }
+            index += n;
             len -= n;
             skip = 0;
-            i++;
         }
     }
 

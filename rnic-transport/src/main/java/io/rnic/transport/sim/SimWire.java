@@ -2,29 +2,18 @@ package io.rnic.transport.sim;
 
 import io.netty.buffer.ByteBuf;
 import io.rnic.core.time.Scheduler;
-import io.rnic.transport.Wire;
-import io.rnic.transport.WireCounters;
-import io.rnic.transport.WireReceiver;
-import io.rnic.transport.WireTap;
+import io.rnic.transport.AbstractWire;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** An HCA's attachment to a {@link SimNetwork}. Used only from the simulator's thread. */
-public final class SimWire implements Wire {
-    private static final Logger LOG = LoggerFactory.getLogger(SimWire.class);
-
+public final class SimWire extends AbstractWire {
     private final SimNetwork network;
     private final InetSocketAddress local;
-    private final WireCounters counters = new WireCounters();
     private final Map<SimWire, LinkDirection> outgoing = new HashMap<>();
-    private final CopyOnWriteArrayList<WireTap> taps = new CopyOnWriteArrayList<>();
     /** Source addresses by UDP port, created once per flow so sends do not allocate. */
     private final InetSocketAddress[] sources = new InetSocketAddress[65536];
-    private WireReceiver receiver;
     private boolean closed;
 
     SimWire(SimNetwork network, InetSocketAddress local) {
@@ -78,10 +67,7 @@ public final class SimWire implements Wire {
             dir = network.link(this, peer).from(this);
         }
         InetSocketAddress src = source(sourcePort);
-        counters.sent(packet.readableBytes());
-        for (WireTap tap : taps) {
-            tap.onPacket(WireTap.Direction.SENT, network.scheduler().nanoTime(), packet, src, peer.local);
-        }
+        sending(packet, src, peer.local, network.scheduler().nanoTime());
         dir.transmit(packet, src);
     }
 
@@ -95,38 +81,11 @@ public final class SimWire implements Wire {
             if (closed) {
                 return false;
             }
-            counters.received(packet.readableBytes());
-            for (WireTap tap : taps) {
-                tap.onPacket(WireTap.Direction.RECEIVED, network.scheduler().nanoTime(), packet, source, local);
-            }
-            WireReceiver r = receiver;
-            if (r != null) {
-                try {
-                    r.onPacket(packet, source, local);
-                } catch (RuntimeException e) {
-                    counters.handlerError();
-                    LOG.debug("receiver of {} threw on a packet from {}", local, source, e);
-                }
-            }
+            handOver(packet, source, local, network.scheduler().nanoTime());
             return true;
         } finally {
             packet.release();
         }
-    }
-
-    @Override
-    public void receiver(WireReceiver receiver) {
-        this.receiver = receiver;
-    }
-
-    @Override
-    public void addTap(WireTap tap) {
-        taps.add(java.util.Objects.requireNonNull(tap, "tap"));
-    }
-
-    @Override
-    public WireCounters counters() {
-        return counters;
     }
 
     /** True once {@link #close()} has been called. */

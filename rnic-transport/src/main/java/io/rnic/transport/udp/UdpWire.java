@@ -22,10 +22,7 @@ import io.rnic.core.packet.BthFlyweight;
 import io.rnic.core.packet.Icrc;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.time.Scheduler;
-import io.rnic.transport.Wire;
-import io.rnic.transport.WireCounters;
-import io.rnic.transport.WireReceiver;
-import io.rnic.transport.WireTap;
+import io.rnic.transport.AbstractWire;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -33,7 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * own source port for ECMP entropy. Native epoll is used when available, NIO otherwise. Writes
  * are batched and flushed once per event-loop turn.
  */
-public final class UdpWire implements Wire {
+public final class UdpWire extends AbstractWire {
     private static final Logger LOG = LoggerFactory.getLogger(UdpWire.class);
     /** Largest datagram we expect: 4096-byte MTU plus headers, with room to spare. */
     static final int MAX_DATAGRAM = 9216;
@@ -57,14 +53,11 @@ public final class UdpWire implements Wire {
     private final Channel main;
     private final boolean nativeTransport;
     private final Map<Integer, Channel> flows = new ConcurrentHashMap<>();
-    private final WireCounters counters = new WireCounters();
-    private final CopyOnWriteArrayList<WireTap> taps = new CopyOnWriteArrayList<>();
     private final List<Channel> dirty = new ArrayList<>();
     private final Runnable flushTask = this::flushDirty;
     private final ChannelHandler inbound = new Inbound();
     private final io.netty.buffer.ByteBufAllocator allocator;
     private final long epochOffsetNanos;
-    private volatile WireReceiver receiver;
     private volatile boolean closed;
     private boolean flushScheduled;
 
@@ -251,14 +244,7 @@ public final class UdpWire implements Wire {
             return;
         }
         InetSocketAddress src = (InetSocketAddress) ch.localAddress();
-        int len = packet.readableBytes();
-        if (!taps.isEmpty()) {
-            long ts = epochOffsetNanos + System.nanoTime();
-            for (WireTap tap : taps) {
-                tap.onPacket(WireTap.Direction.SENT, ts, packet, src, destination);
-            }
-        }
-        counters.sent(len);
+        sending(packet, src, destination, tapped() ? epochOffsetNanos + System.nanoTime() : 0);
         ch.write(new DatagramPacket(packet, destination, src), ch.voidPromise());
         if (!dirty.contains(ch)) {
             dirty.add(ch);
@@ -275,21 +261,6 @@ public final class UdpWire implements Wire {
             dirty.get(i).flush();
         }
         dirty.clear();
-    }
-
-    @Override
-    public void receiver(WireReceiver receiver) {
-        this.receiver = receiver;
-    }
-
-    @Override
-    public void addTap(WireTap tap) {
-        taps.add(java.util.Objects.requireNonNull(tap, "tap"));
-    }
-
-    @Override
-    public WireCounters counters() {
-        return counters;
     }
 
     public boolean isClosed() {
@@ -347,17 +318,7 @@ public final class UdpWire implements Wire {
                     counters.malformed();
                     return;
                 }
-                counters.received(len);
-                if (!taps.isEmpty()) {
-                    long ts = epochOffsetNanos + System.nanoTime();
-                    for (WireTap tap : taps) {
-                        tap.onPacket(WireTap.Direction.RECEIVED, ts, content, dp.sender(), local);
-                    }
-                }
-                WireReceiver r = receiver;
-                if (r != null) {
-                    r.onPacket(content, dp.sender(), local);
-                }
+                handOver(content, dp.sender(), local, tapped() ? epochOffsetNanos + System.nanoTime() : 0);
             } catch (RuntimeException e) {
                 counters.handlerError();
                 LOG.debug("receiver of {} threw", local, e);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Interop of `rnic pingpong` with rdma-core's ibv_rc_pingpong on Linux Soft-RoCE (rdma_rxe) in a
+# QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few minutes; not part of CI.
+#
+# Runs, for sizes 64 and 4096 (4 packets at MTU 1024), 1000 iterations each:
+#   rnic server  <- rxe client   (ibv_rc_pingpong in the guest connects to the host)
+#   rxe server   <- rnic client
+# captures the bridge, judges the capture with wire-check --psn (strict ICRC) and rnic decode,
+# stops the guest and prints a pass/fail table. Output and capture go to interop/run/.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+vm=${RXEVM_DIR:-$(cd "$top/../shared/tools/rxe-vm" && pwd)}
+wirecheck=${WIRE_CHECK:-$(cd "$top/../shared/tools/wire-check" && pwd)/wire-check}
+export RXEVM_BUILD=${RXEVM_BUILD:-$here/run/build}
+export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
+out=$here/run
+iters=${ITERS:-1000}
+sizes=${SIZES:-"64 4096"}
+host_ip=169.254.77.1
+guest_ip=169.254.77.11
+jar=$top/rnic-bench/target/rnic.jar
+mkdir -p "$out"
+
+[ "$(id -u)" = 0 ] || { echo "run as root (qemu, network namespaces, nft)" >&2; exit 2; }
+if [ ! -f "$jar" ]; then
+  (cd "$top" && mvn -B -q -DskipTests install) || { echo "build failed" >&2; exit 2; }
+fi
+"$vm/build.sh" > "$out/build.log" 2>&1 || { echo "rxe-vm build failed: see $out/build.log" >&2; exit 2; }
+"$vm/start.sh" 1 > "$out/start.log" 2>&1 || { echo "guest did not start: see $out/start.log" >&2; "$vm/stop.sh" >/dev/null 2>&1; exit 2; }
+trap '"$vm/stop.sh" >/dev/null 2>&1' EXIT
+
+pcap=$out/interop.pcap
+"$vm/hostns.sh" tcpdump -i rxebr0 -U -s 0 -w "$pcap" 'udp port 4791 or tcp port 18515' > "$out/tcpdump.log" 2>&1 &
+dump=$!
+sleep 2
+
+rnic() { "$vm/hostns.sh" java -jar "$jar" pingpong --ip "$host_ip" --icrc accept-unverifiable "$@"; }
+declare -a rows
+result() { rows+=("$(printf '%-28s %6s  %-4s  %s' "$1" "$2" "$3" "$4")"); }
+lastline() { grep -E 'usec/iter' "$1" | tail -1; }
+
+for size in $sizes; do
+  # rnic server, rxe client
+  log_s=$out/rnic-server-$size.log; log_c=$out/rxe-client-$size.log
+  rnic -s "$size" -n "$iters" > "$log_s" 2>&1 &
+  srv=$!
+  sleep 3
+  "$vm/guest.sh" 1 ibv_rc_pingpong -d rxe0 -g 1 -s "$size" -n "$iters" "$host_ip" > "$log_c" 2>&1
+  c=$?
+  wait $srv; s=$?
+  if [ $c = 0 ] && [ $s = 0 ]; then result "rnic server / rxe client" "$size" PASS "$(lastline "$log_s")"
+  else result "rnic server / rxe client" "$size" FAIL "rnic=$s rxe=$c ($log_s, $log_c)"; fi
+
+  # rxe server, rnic client
+  log_s=$out/rxe-server-$size.log; log_c=$out/rnic-client-$size.log
+  "$vm/guest.sh" 1 "ibv_rc_pingpong -d rxe0 -g 1 -s $size -n $iters > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" > /dev/null 2>&1 &
+  gsrv=$!
+  c=1
+  for attempt in $(seq 1 20); do
+    sleep 1
+    rnic -s "$size" -n "$iters" "$guest_ip" > "$log_c" 2>&1 && { c=0; break; }
+    grep -q "Connection refused" "$log_c" || break
+  done
+  wait $gsrv
+  "$vm/guest.sh" 1 cat /tmp/srv.log > "$log_s" 2>&1
+  if [ $c = 0 ] && grep -q "exit=0" "$log_s"; then result "rxe server / rnic client" "$size" PASS "$(lastline "$log_c")"
+  else result "rxe server / rnic client" "$size" FAIL "rnic=$c ($log_c, $log_s)"; fi
+done
+
+sleep 1
+kill -INT $dump 2>/dev/null; wait $dump 2>/dev/null
+
+wc_out=$("$wirecheck" --psn --mtu 1024 "$pcap" 2>&1 | tail -1)
+"$wirecheck" --psn --mtu 1024 "$pcap" > "$out/wire-check.log" 2>&1 && wc_ok=PASS || wc_ok=FAIL
+dec_out=$(java -jar "$jar" decode -q "$pcap" 2>&1 | tail -1)
+java -jar "$jar" decode "$pcap" > "$out/decode.log" 2>&1 && dec_ok=PASS || dec_ok=FAIL
+
+echo
+echo "rnic pingpong <-> ibv_rc_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
+printf '%-28s %6s  %-4s  %s\n' "combination" "size" "" "rnic's report"
+for r in "${rows[@]}"; do echo "$r"; done
+printf '%-28s %6s  %-4s  %s\n' "wire-check --psn (strict)" "" "$wc_ok" "$wc_out"
+printf '%-28s %6s  %-4s  %s\n' "rnic decode" "" "$dec_ok" "$dec_out"
+echo "capture: $pcap"
+fail=0
+for r in "${rows[@]}"; do case "$r" in *FAIL*) fail=1;; esac; done
+[ "$wc_ok" = PASS ] && [ "$dec_ok" = PASS ] || fail=1
+exit $fail

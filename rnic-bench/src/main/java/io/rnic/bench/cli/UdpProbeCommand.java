@@ -1,0 +1,135 @@
+package io.rnic.bench.cli;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.SegmentedDatagramPacket;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.ReferenceCountUtil;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code rnic udp-probe}: how many RoCEv2-sized datagrams per second the UDP path of this
+ * machine carries on loopback, one datagram per write versus UDP GSO (Netty's
+ * {@link SegmentedDatagramPacket}) with GRO on the receiver. A measurement tool for deciding
+ * whether the UDP wire should batch with GSO; it does not use the emulator.
+ */
+public final class UdpProbeCommand extends ParsedCommand {
+    private final ArgParser parser = new ArgParser("rnic udp-probe", "[options]")
+            .description("""
+                    Sends datagrams of SIZE bytes from 127.0.0.2 to 127.0.0.3 for a few seconds with native
+                    epoll, first one datagram per write, then in GSO batches of SEGMENTS (the kernel splits
+                    them) with UDP_GRO on the receiver, and prints datagrams/s and Gb/s received.""")
+            .option("-s", "--size", "SIZE", "datagram payload (default 1068: a 1024-byte RoCEv2 packet with headers)")
+            .option(null, "--segments", "N", "datagrams per GSO write (default 32)")
+            .option(null, "--seconds", "N", "seconds per mode (default 3)")
+            .option(null, "--port", "N", "UDP port (default 14791)");
+
+    @Override
+    public String name() {
+        return "udp-probe";
+    }
+
+    @Override
+    public String summary() {
+        return "measure loopback UDP datagram rates with and without GSO/GRO";
+    }
+
+    @Override
+    protected ArgParser parser() {
+        return parser;
+    }
+
+    @Override
+    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
+        int size = args.intValue("--size", 16, 8192).orElse(1068);
+        int segments = args.intValue("--segments", 1, 64).orElse(32);
+        int seconds = args.intValue("--seconds", 1, 60).orElse(3);
+        int port = args.intValue("--port", 1, 65535).orElse(14791);
+        if (!Epoll.isAvailable()) {
+            err.println("rnic udp-probe: native epoll is not available: " + Epoll.unavailabilityCause());
+            return 2;
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, EpollIoHandler.newFactory());
+        try {
+            for (boolean gso : new boolean[] {false, true}) {
+                double[] r = measure(group, gso, size, segments, seconds, port);
+                out.printf("%-24s %,12.0f datagrams/s  %6.2f Gb/s%n", gso ? "GSO x" + segments + " + GRO" : "one datagram per write",
+                        r[0], r[0] * size * 8 / 1e9);
+            }
+            return 0;
+        } catch (Exception e) {
+            err.println("rnic udp-probe: " + e);
+            return 1;
+        } finally {
+            group.shutdownGracefully(0, 100, java.util.concurrent.TimeUnit.MILLISECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static double[] measure(EventLoopGroup group, boolean gso, int size, int segments, int seconds, int port)
+            throws Exception {
+        AtomicLong bytes = new AtomicLong();
+        Channel rx = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
+                .option(ChannelOption.SO_RCVBUF, 8 << 20)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(gso ? 65536 : 9216))
+                .option(EpollChannelOption.UDP_GRO, gso)
+                .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, gso ? 0 : 9216)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        if (msg instanceof DatagramPacket dp) {
+                            bytes.addAndGet(dp.content().readableBytes());
+                        }
+                        ReferenceCountUtil.release(msg);
+                    }
+                }).bind(new InetSocketAddress("127.0.0.3", port)).sync().channel();
+        Channel tx = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
+                .option(ChannelOption.SO_SNDBUF, 8 << 20)
+                .handler(new ChannelInboundHandlerAdapter())
+                .bind(new InetSocketAddress("127.0.0.2", 0)).sync().channel();
+        InetSocketAddress to = (InetSocketAddress) rx.localAddress();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        long start = System.nanoTime();
+        long startBytes = 0;
+        boolean warm = false;
+        while (System.nanoTime() < end) {
+            if (!warm && System.nanoTime() - start > 500_000_000L) { // half a second of warm-up
+                warm = true;
+                start = System.nanoTime();
+                startBytes = bytes.get();
+            }
+            tx.eventLoop().submit(() -> {
+                for (int i = 0; i < 64; i++) {
+                    if (gso) {
+                        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size * segments).writeZero(size * segments);
+                        tx.write(new SegmentedDatagramPacket(b, size, to), tx.voidPromise());
+                    } else {
+                        for (int k = 0; k < segments; k++) {
+                            ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
+                            tx.write(new DatagramPacket(b, to), tx.voidPromise());
+                        }
+                    }
+                }
+                tx.flush();
+            }).sync();
+        }
+        double secs = (System.nanoTime() - start) / 1e9;
+        double datagrams = (bytes.get() - startBytes) / (double) size / secs;
+        tx.close().sync();
+        rx.close().sync();
+        return new double[] {datagrams};
+    }
+}

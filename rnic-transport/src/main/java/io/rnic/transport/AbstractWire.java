@@ -1,0 +1,74 @@
+package io.rnic.transport;
+
+import io.netty.buffer.ByteBuf;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every wire shares: its counters, its taps, its receiver, and the one way a received
+ * packet is handed over (counted, tapped, given to the receiver, exceptions caught and counted).
+ */
+public abstract class AbstractWire implements Wire {
+    private static final Logger LOG = LoggerFactory.getLogger(AbstractWire.class);
+
+    protected final WireCounters counters = new WireCounters();
+    private final CopyOnWriteArrayList<WireTap> taps = new CopyOnWriteArrayList<>();
+    private volatile WireReceiver receiver;
+
+    @Override
+    public final void receiver(WireReceiver receiver) {
+        this.receiver = receiver;
+    }
+
+    @Override
+    public final void addTap(WireTap tap) {
+        taps.add(Objects.requireNonNull(tap, "tap"));
+    }
+
+    @Override
+    public final WireCounters counters() {
+        return counters;
+    }
+
+    /** Counts a packet about to leave and shows it to the taps. */
+    protected final void sending(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, long timestampNanos) {
+        counters.sent(packet.readableBytes());
+        tap(WireTap.Direction.SENT, timestampNanos, packet, source, destination);
+    }
+
+    /**
+     * Counts a received packet, shows it to the taps and hands it to the receiver. Never throws;
+     * does not release the buffer (the caller does, after this returns).
+     */
+    protected final void handOver(ByteBuf packet, InetSocketAddress source, InetSocketAddress local, long timestampNanos) {
+        counters.received(packet.readableBytes());
+        tap(WireTap.Direction.RECEIVED, timestampNanos, packet, source, local);
+        WireReceiver r = receiver;
+        if (r != null) {
+            try {
+                r.onPacket(packet, source, local);
+            } catch (RuntimeException e) {
+                counters.handlerError();
+                LOG.debug("receiver of {} threw on a packet from {}", local, source, e);
+            }
+        }
+    }
+
+    /** True if a tap is attached (so callers can skip computing a timestamp). */
+    protected final boolean tapped() {
+        return !taps.isEmpty();
+    }
+
+    private void tap(WireTap.Direction d, long ts, ByteBuf packet, InetSocketAddress src, InetSocketAddress dst) {
+        for (WireTap t : taps) {
+            try {
+                t.onPacket(d, ts, packet, src, dst);
+            } catch (RuntimeException e) {
+                LOG.warn("a tap of {} threw", this, e);
+            }
+        }
+    }
+}
