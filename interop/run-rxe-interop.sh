@@ -30,30 +30,51 @@ fi
 "$vm/start.sh" 1 > "$out/start.log" 2>&1 || { echo "guest did not start: see $out/start.log" >&2; "$vm/stop.sh" >/dev/null 2>&1; exit 2; }
 trap '"$vm/stop.sh" >/dev/null 2>&1' EXIT
 
-pcap=$out/interop.pcap
-"$vm/hostns.sh" tcpdump -i rxebr0 -U -s 0 -w "$pcap" 'udp port 4791 or tcp port 18515' > "$out/tcpdump.log" 2>&1 &
-dump=$!
-sleep 2
-
 rnic() { "$vm/hostns.sh" java -jar "$jar" pingpong --ip "$host_ip" --icrc accept-unverifiable "$@"; }
 declare -a rows
-result() { rows+=("$(printf '%-28s %6s  %-4s  %s' "$1" "$2" "$3" "$4")"); }
 lastline() { grep -E 'usec/iter' "$1" | tail -1; }
+
+# One capture per connection: each starts with fresh random PSNs on the same QP numbers, and
+# wire-check follows PSN continuity per (source, destination, QP).
+dump=
+capture_start() {
+  pcap=$out/$1.pcap
+  "$vm/hostns.sh" tcpdump -i rxebr0 -U -s 0 -w "$pcap" 'udp port 4791 or tcp port 18515' > "$out/$1.tcpdump.log" 2>&1 &
+  dump=$!
+  sleep 2
+}
+capture_stop() {
+  sleep 1
+  kill -INT $dump 2>/dev/null; wait $dump 2>/dev/null
+}
+# result NAME SIZE OK DETAIL: judges the capture of NAME with wire-check --psn (strict ICRC) and rnic decode.
+result() {
+  local name=$1 size=$2 ok=$3 detail=$4 wc dec
+  "$wirecheck" --psn --mtu 1024 "$out/$name.pcap" > "$out/$name.wire-check.log" 2>&1 && wc=ok || { wc=FAIL; ok=FAIL; }
+  java -jar "$jar" decode "$out/$name.pcap" > "$out/$name.decode.log" 2>&1 && dec=ok || { dec=FAIL; ok=FAIL; }
+  rows+=("$(printf '%-26s %5s  %-4s  wire-check %-4s decode %-4s  %s' "${name%-*}" "$size" "$ok" "$wc" "$dec" "$detail")")
+  echo "  $(tail -1 "$out/$name.wire-check.log")" >> "$out/summary.txt"
+  echo "  $(tail -1 "$out/$name.decode.log")" >> "$out/summary.txt"
+}
+: > "$out/summary.txt"
 
 for size in $sizes; do
   # rnic server, rxe client
   log_s=$out/rnic-server-$size.log; log_c=$out/rxe-client-$size.log
+  capture_start "rnic-server-rxe-client-$size"
   rnic -s "$size" -n "$iters" > "$log_s" 2>&1 &
   srv=$!
   sleep 3
   "$vm/guest.sh" 1 ibv_rc_pingpong -d rxe0 -g 1 -s "$size" -n "$iters" "$host_ip" > "$log_c" 2>&1
   c=$?
   wait $srv; s=$?
-  if [ $c = 0 ] && [ $s = 0 ]; then result "rnic server / rxe client" "$size" PASS "$(lastline "$log_s")"
-  else result "rnic server / rxe client" "$size" FAIL "rnic=$s rxe=$c ($log_s, $log_c)"; fi
+  capture_stop
+  if [ $c = 0 ] && [ $s = 0 ]; then result "rnic-server-rxe-client-$size" "$size" PASS "$(lastline "$log_s")"
+  else result "rnic-server-rxe-client-$size" "$size" FAIL "rnic=$s rxe=$c ($log_s, $log_c)"; fi
 
   # rxe server, rnic client
   log_s=$out/rxe-server-$size.log; log_c=$out/rnic-client-$size.log
+  capture_start "rxe-server-rnic-client-$size"
   "$vm/guest.sh" 1 "ibv_rc_pingpong -d rxe0 -g 1 -s $size -n $iters > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" > /dev/null 2>&1 &
   gsrv=$!
   c=1
@@ -63,27 +84,27 @@ for size in $sizes; do
     grep -q "Connection refused" "$log_c" || break
   done
   wait $gsrv
+  capture_stop
   "$vm/guest.sh" 1 cat /tmp/srv.log > "$log_s" 2>&1
-  if [ $c = 0 ] && grep -q "exit=0" "$log_s"; then result "rxe server / rnic client" "$size" PASS "$(lastline "$log_c")"
-  else result "rxe server / rnic client" "$size" FAIL "rnic=$c ($log_c, $log_s)"; fi
+  if [ $c = 0 ] && grep -q "exit=0" "$log_s"; then result "rxe-server-rnic-client-$size" "$size" PASS "$(lastline "$log_c")"
+  else result "rxe-server-rnic-client-$size" "$size" FAIL "rnic=$c ($log_c, $log_s)"; fi
 done
 
-sleep 1
-kill -INT $dump 2>/dev/null; wait $dump 2>/dev/null
-
-wc_out=$("$wirecheck" --psn --mtu 1024 "$pcap" 2>&1 | tail -1)
-"$wirecheck" --psn --mtu 1024 "$pcap" > "$out/wire-check.log" 2>&1 && wc_ok=PASS || wc_ok=FAIL
-dec_out=$(java -jar "$jar" decode -q "$pcap" 2>&1 | tail -1)
-java -jar "$jar" decode "$pcap" > "$out/decode.log" 2>&1 && dec_ok=PASS || dec_ok=FAIL
+# Two rnic pingpong processes on loopback, strict ICRC (no kernel peer involved).
+"$vm/hostns.sh" true >/dev/null 2>&1
+java -jar "$jar" pingpong --ip 127.0.0.2 -p 18599 -n "$iters" > "$out/loopback-server.log" 2>&1 &
+lsrv=$!
+sleep 2
+java -jar "$jar" pingpong --ip 127.0.0.3 -p 18599 -n "$iters" 127.0.0.1 > "$out/loopback-client.log" 2>&1; lc=$?
+wait $lsrv; ls=$?
+loop_row=$(printf '%-26s %5s  %-4s  %s' "rnic / rnic (loopback)" 4096 "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(lastline "$out/loopback-client.log")")
 
 echo
 echo "rnic pingpong <-> ibv_rc_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
-printf '%-28s %6s  %-4s  %s\n' "combination" "size" "" "rnic's report"
+printf '%-26s %5s  %-4s  %s\n' "server-client" "size" "" "captures judged; rnic's report"
 for r in "${rows[@]}"; do echo "$r"; done
-printf '%-28s %6s  %-4s  %s\n' "wire-check --psn (strict)" "" "$wc_ok" "$wc_out"
-printf '%-28s %6s  %-4s  %s\n' "rnic decode" "" "$dec_ok" "$dec_out"
-echo "capture: $pcap"
+echo "$loop_row"
+echo "capture summaries:"; cat "$out/summary.txt"
 fail=0
-for r in "${rows[@]}"; do case "$r" in *FAIL*) fail=1;; esac; done
-[ "$wc_ok" = PASS ] && [ "$dec_ok" = PASS ] || fail=1
+for r in "${rows[@]}" "$loop_row"; do case "$r" in *FAIL*) fail=1;; esac; done
 exit $fail
