@@ -59,6 +59,9 @@ public final class UdpProbeCommand extends ParsedCommand {
         int segments = args.intValue("--segments", 1, 64).orElse(32);
         int seconds = args.intValue("--seconds", 1, 60).orElse(3);
         int port = args.intValue("--port", 1, 65535).orElse(14791);
+        if ((long) size * segments > 65_507) {
+            throw new UsageException("SIZE x SEGMENTS must fit one UDP datagram (65507 bytes): " + size + " x " + segments);
+        }
         if (!Epoll.isAvailable()) {
             err.println("rnic udp-probe: native epoll is not available: " + Epoll.unavailabilityCause());
             return 2;
@@ -82,6 +85,7 @@ public final class UdpProbeCommand extends ParsedCommand {
     private static double[] measure(EventLoopGroup group, boolean gso, int size, int segments, int seconds, int port)
             throws Exception {
         AtomicLong bytes = new AtomicLong();
+        AtomicLong sendErrors = new AtomicLong();
         Channel rx = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
                 .option(ChannelOption.SO_RCVBUF, 8 << 20)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(gso ? 65536 : 9216))
@@ -98,7 +102,12 @@ public final class UdpProbeCommand extends ParsedCommand {
                 }).bind(new InetSocketAddress("127.0.0.3", port)).sync().channel();
         Channel tx = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
                 .option(ChannelOption.SO_SNDBUF, 8 << 20)
-                .handler(new ChannelInboundHandlerAdapter())
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        sendErrors.incrementAndGet();
+                    }
+                })
                 .bind(new InetSocketAddress("127.0.0.2", 0)).sync().channel();
         InetSocketAddress to = (InetSocketAddress) rx.localAddress();
         long end = System.nanoTime() + seconds * 1_000_000_000L;
@@ -130,6 +139,9 @@ public final class UdpProbeCommand extends ParsedCommand {
         double datagrams = (bytes.get() - startBytes) / (double) size / secs;
         tx.close().sync();
         rx.close().sync();
+        if (sendErrors.get() > 0) {
+            throw new IllegalStateException(sendErrors.get() + " writes failed");
+        }
         return new double[] {datagrams};
     }
 }
