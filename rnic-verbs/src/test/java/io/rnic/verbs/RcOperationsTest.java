@@ -131,4 +131,30 @@ class RcOperationsTest {
             assertEquals(600, b.getLong(512));
         }
     }
+
+    @ParameterizedTest(name = "MTU {0}")
+    @ValueSource(ints = {256, 512, 1024, 2048, 4096})
+    void everyPathMtuSegmentsSendWriteAndRead(int mtu) {
+        RcOptions o = RcOptions.defaults().withMtu(io.rnic.core.qp.PathMtu.ofBytes(mtu));
+        try (RcFixture f = new RcFixture(7, o, 11, 22)) {
+            int len = 5 * mtu + 3;
+            RcFixture.fill(f.bufA, 0, len, mtu);
+            RcFixture.fill(f.bufB, 300_000, len, mtu + 1);
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address() + 100_000, len, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), len, f.mrA.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address(), len, f.mrA.lkey()).rdma(f.mrB.address() + 200_000, f.mrB.rkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(4).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 400_000, len, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey()));
+            assertEquals(len, f.await(f.cqB).byteLen());
+            for (WorkCompletion wc : f.await(f.cqA, 3)) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+            }
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 100_000, len));
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 200_000, len));
+            assertTrue(RcFixture.same(f.bufB, 300_000, f.bufA, 400_000, len));
+            // six packets each way for the SEND and the WRITE, six READ responses
+            assertEquals(6 + 6 + 1, f.a.counters().get(io.rnic.core.hca.Counter.SENT_PKTS));
+        }
+    }
 }

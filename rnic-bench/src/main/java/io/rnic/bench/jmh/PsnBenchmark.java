@@ -112,6 +112,22 @@ public class PsnBenchmark {
         return consumed;
     }
 
+    private final byte[] raw = new byte[1024];
+
+    /**
+     * The floor under {@link #bitmapMark}: the bare byte store a mark makes, in the same loop
+     * over the same PSNs, without the window and duplicate checks.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int baselineByteStore() {
+        byte[] r = raw;
+        for (int i = 0; i < BATCH; i++) {
+            r[psns[i] & 1023] = 1;
+        }
+        return r[5];
+    }
+
     /**
      * Out-of-order recovery, per PSN: in each group of 64 PSNs, 63 arrive ahead of a hole, then
      * the hole is filled and one advance() consumes the run of 64. One op = one PSN marked and

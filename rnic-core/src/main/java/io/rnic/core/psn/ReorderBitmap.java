@@ -73,14 +73,13 @@ public final class ReorderBitmap {
     /** Records the arrival of {@code psn}. */
     public Mark mark(int psn) {
         byte[] s = slots;
-        int d = (psn - base) & Psn.MASK;
-        if (d >= s.length) {
-            return d >= Psn.WINDOW ? Mark.DUPLICATE : Mark.OUT_OF_RANGE;
-        }
-        // Masking with length - 1 lets the JIT drop the array bounds check.
+        // Masking with length - 1 lets the JIT drop the array bounds check, and reading the
+        // slot before knowing whether the PSN is in the window is harmless: one branch then
+        // covers both the window and the duplicate test on the common path.
         int i = psn & (s.length - 1);
-        if (s[i] != 0) {
-            return Mark.DUPLICATE;
+        int d = (psn - base) & Psn.MASK;
+        if ((d >= s.length) | (s[i] != 0)) {
+            return d >= s.length ? (d >= Psn.WINDOW ? Mark.DUPLICATE : Mark.OUT_OF_RANGE) : Mark.DUPLICATE;
         }
         s[i] = 1;
         return Mark.NEW;
