@@ -134,10 +134,20 @@ public final class PingpongCommand extends ParsedCommand {
             int psn = new SecureRandom().nextInt(1 << 24);
             Gid gid = dev.gid();
             String local = String.format("%04x:%06x:%06x:%s", 0, qp.qpn(), psn, gid.toHex());
-            out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", 0, qp.qpn(), psn, gid);
-            String[] remote = server == null
-                    ? serve(tcpPort, local, qp, psn, mtu)
-                    : dial(server, tcpPort, local);
+            String[] remote;
+            if (server == null) {
+                // Listen before saying so: a client started after this line can connect.
+                try (ServerSocket ss = new ServerSocket()) {
+                    ss.setReuseAddress(true);
+                    ss.bind(new InetSocketAddress(tcpPort));
+                    out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", 0, qp.qpn(), psn, gid);
+                    out.flush();
+                    remote = serve(ss, local, qp, psn, mtu);
+                }
+            } else {
+                out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", 0, qp.qpn(), psn, gid);
+                remote = dial(server, tcpPort, local);
+            }
             int rqpn = Integer.parseInt(remote[1], 16);
             int rpsn = Integer.parseInt(remote[2], 16);
             Gid rgid = Gid.parseHex(remote[3]);
@@ -214,20 +224,16 @@ public final class PingpongCommand extends ParsedCommand {
     }
 
     /** ibv_rc_pingpong's server side: read the client's record, connect, answer, read "done". */
-    private static String[] serve(int port, String local, QueuePair qp, int psn, PathMtu mtu) throws IOException {
-        try (ServerSocket ss = new ServerSocket()) {
-            ss.setReuseAddress(true);
-            ss.bind(new InetSocketAddress(port));
-            try (Socket s = ss.accept()) {
-                DataInputStream in = new DataInputStream(s.getInputStream());
-                String[] remote = parse(readRecord(in, RECORD));
-                connect(qp, psn, Integer.parseInt(remote[1], 16), Integer.parseInt(remote[2], 16), Gid.parseHex(remote[3]), mtu);
-                OutputStream o = s.getOutputStream();
-                o.write(record(local));
-                o.flush();
-                readRecord(in, 5); // "done\0"
-                return remote;
-            }
+    private static String[] serve(ServerSocket ss, String local, QueuePair qp, int psn, PathMtu mtu) throws IOException {
+        try (Socket s = ss.accept()) {
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            String[] remote = parse(readRecord(in, RECORD));
+            connect(qp, psn, Integer.parseInt(remote[1], 16), Integer.parseInt(remote[2], 16), Gid.parseHex(remote[3]), mtu);
+            OutputStream o = s.getOutputStream();
+            o.write(record(local));
+            o.flush();
+            readRecord(in, 5); // "done\0"
+            return remote;
         }
     }
 

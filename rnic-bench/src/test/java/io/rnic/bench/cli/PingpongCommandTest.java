@@ -3,33 +3,48 @@ package io.rnic.bench.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Two rnic pingpong processes' worth of work in one JVM: the ibv_rc_pingpong exchange and traffic over UDP. */
+/** Two rnic pingpongs in one JVM: the ibv_rc_pingpong exchange and traffic over UDP on loopback. */
 class PingpongCommandTest {
 
-    private static void pingpong(int tcpPort, String... extra) throws Exception {
-        String[] serverArgs = concat(new String[] {"pingpong", "--ip", "127.0.86.12", "-p", String.valueOf(tcpPort)}, extra);
-        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic(serverArgs));
-        String[] clientArgs = concat(new String[] {"pingpong", "--ip", "127.0.86.13", "-p", String.valueOf(tcpPort)}, extra);
-        CliRun client = null;
-        for (int attempt = 0; attempt < 50; attempt++) { // until the server listens
-            client = CliRun.rnic(concat(clientArgs, new String[] {"127.0.0.1"}));
-            if (!client.err().contains("Connection refused")) {
-                break;
+    /** Collects output and opens a latch once the server says it is listening. */
+    private static final class Watched extends ByteArrayOutputStream {
+        final CountDownLatch listening = new CountDownLatch(1);
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            super.write(b, off, len);
+            if (toString(StandardCharsets.UTF_8).contains("local address:")) {
+                listening.countDown();
             }
-            Thread.onSpinWait();
-            TimeUnit.MILLISECONDS.sleep(100); // polling a TCP listener, not the protocol
         }
-        CliRun s = server.get(60, TimeUnit.SECONDS);
-        assertEquals(0, s.status(), s.out() + s.err());
+    }
+
+    private static void pingpong(int tcpPort, String... extra) throws Exception {
+        Watched serverOut = new Watched();
+        ByteArrayOutputStream serverErr = new ByteArrayOutputStream();
+        String[] serverArgs = concat(new String[] {"pingpong", "--ip", "127.0.86.12", "-p", String.valueOf(tcpPort)}, extra);
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> new Rnic(Rnic.builtIn())
+                .run(serverArgs, new PrintStream(serverOut, true, StandardCharsets.UTF_8),
+                        new PrintStream(serverErr, true, StandardCharsets.UTF_8)));
+        assertTrue(serverOut.listening.await(30, TimeUnit.SECONDS), "the server never listened: " + serverErr);
+        CliRun client = CliRun.rnic(concat(new String[] {"pingpong", "--ip", "127.0.86.13", "-p", String.valueOf(tcpPort)},
+                concat(extra, new String[] {"127.0.0.1"})));
+        int status = server.get(60, TimeUnit.SECONDS);
+        String s = serverOut.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, s + serverErr);
         assertEquals(0, client.status(), client.out() + client.err());
-        for (CliRun r : new CliRun[] {s, client}) {
-            assertTrue(r.out().contains("  local address:  LID 0x0000, QPN 0x"), r.out());
-            assertTrue(r.out().contains("GID ::ffff:127.0.86."), r.out());
-            assertTrue(r.out().matches("(?s).*\\d+ iters in [0-9.]+ seconds = [0-9.]+ usec/iter.*"), r.out());
+        for (String out : new String[] {s, client.out()}) {
+            assertTrue(out.contains("  local address:  LID 0x0000, QPN 0x"), out);
+            assertTrue(out.contains("GID ::ffff:127.0.86."), out);
+            assertTrue(out.matches("(?s).*\\d+ iters in [0-9.]+ seconds = [0-9.]+ usec/iter.*"), out);
         }
     }
 
