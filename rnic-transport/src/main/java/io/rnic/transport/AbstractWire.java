@@ -17,6 +17,7 @@ public abstract class AbstractWire implements Wire {
     protected final WireCounters counters = new WireCounters();
     private final CopyOnWriteArrayList<WireTap> taps = new CopyOnWriteArrayList<>();
     private volatile WireReceiver receiver;
+    private volatile boolean tapFailureLogged;
 
     @Override
     public final void receiver(WireReceiver receiver) {
@@ -67,7 +68,13 @@ public abstract class AbstractWire implements Wire {
             try {
                 t.onPacket(d, ts, packet, src, dst);
             } catch (RuntimeException e) {
-                LOG.warn("a tap of {} threw", this, e);
+                // A broken tap would otherwise log once per packet: warn the first time only.
+                if (!tapFailureLogged) {
+                    tapFailureLogged = true;
+                    LOG.warn("a tap of {} threw (further failures are logged at debug)", this, e);
+                } else {
+                    LOG.debug("a tap of {} threw", this, e);
+                }
             }
         }
     }

@@ -380,4 +380,18 @@ class RcErrorsTest {
             assertEquals(20, wcs.get(4).wrId());
         }
     }
+
+    @Test
+    void sendWithInvalidateOfAnUnknownKeyFailsTheReceiveAndErrorsTheResponderButIsAcked() {
+        try (RcFixture f = new RcFixture(32)) {
+            f.qpB.postRecv(new RecvWorkRequest().wrId(5).sge(f.mrB.address(), 100, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(6).opcode(WrOpcode.SEND_WITH_INV).invalidate(0x00BAD0_01).signaled(true)
+                    .sge(f.mrA.address(), 10, f.mrA.lkey()));
+            WorkCompletion r = f.await(f.cqB);
+            assertEquals(WcStatus.REM_INV_REQ_ERR, r.status());
+            assertEquals(5, r.wrId());
+            assertEquals(QpState.ERR, f.qpB.state());
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status(), "the message itself was delivered and ACKed (rxe)");
+        }
+    }
 }

@@ -482,4 +482,19 @@ class RcReliabilityTest {
             f.await(f.cqA, 2).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
         }
     }
+
+    @Test
+    void aReadResponseImplicitlyAcknowledgesAnEarlierSendWhoseAckWasLost() {
+        try (RcFixture f = fixture(124)) {
+            ba(f).fault(Faults.dropNthAck(1));
+            recv(f, 1);
+            f.qpA.postSend(send(f, 1, 8));
+            f.qpA.postSend(read(f, 2, 100));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS), "the READ response covered the lost ACK");
+            assertEquals(0, f.a.counters().get(Counter.RETRANSMITTED_PKTS));
+        }
+    }
 }

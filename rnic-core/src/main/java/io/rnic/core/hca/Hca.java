@@ -54,6 +54,7 @@ public final class Hca {
     private volatile QpContext[] qps = new QpContext[64];
     private int nextQpn = FIRST_QPN;
     private int liveQps;
+    private int internalErrors;
     private volatile Consumer<AsyncEvent> asyncListener = e -> LOG.debug("async event {}", e);
 
     public Hca(InetAddress address, HcaLimits limits, PKeyTable pkeys, Scheduler scheduler, PacketOutput output) {
@@ -151,6 +152,9 @@ public final class Hca {
             throw new IllegalArgumentException("max SGEs " + caps.maxSendSge() + "/" + caps.maxRecvSge()
                     + " exceed the device's max_sge " + limits.maxSge());
         }
+        if (nextQpn > io.rnic.core.psn.Psn.MASK) {
+            throw new IllegalStateException("all 2^24 QP numbers have been used on this device");
+        }
         int qpn = nextQpn++;
         QpContext qp = new QpContext(this, qpn, type, pd, sendCq, recvCq, caps, signalAll, endToEndCredits);
         QpContext[] table = qps;
@@ -199,8 +203,7 @@ public final class Hca {
         if (mr == null || mr.pd() != pd) {
             return false;
         }
-        keys.invalidate(mr);
-        return true;
+        return keys.invalidate(mr);
     }
 
     /**
@@ -213,7 +216,12 @@ public final class Hca {
             receive(buf, source, destination);
         } catch (RuntimeException e) {
             counters.inc(Counter.RCVD_DROPPED);
-            LOG.warn("dropped a packet from {} after an internal error", source, e);
+            // A bug, not a peer's fault; but a peer could repeat the packet: warn a few times only.
+            if (internalErrors++ < 10) {
+                LOG.warn("dropped a packet from {} after an internal error", source, e);
+            } else {
+                LOG.debug("dropped a packet from {} after an internal error", source, e);
+            }
         }
     }
 

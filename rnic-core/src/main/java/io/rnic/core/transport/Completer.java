@@ -207,10 +207,11 @@ final class Completer {
                     s = psn == wqe.lastPsn ? State.COMP_WQE : State.DONE;
                 }
                 case COMP_WQE -> {
+                    int last = wqe.lastPsn; // the slot may be reposted once completed
                     completeWqe();
-                    // An ACK beyond this WQE also covers the next ones.
-                    s = p != null && p.opcode().operation() == Operation.ACKNOWLEDGE
-                            && Psn.isAfter(psn, wqe.lastPsn) ? State.GET_WQE : State.DONE;
+                    // A response beyond this WQE (an ACK, or a later READ response or atomic
+                    // ACK that implicitly acknowledges it) goes on to the next ones.
+                    s = p != null && Psn.isAfter(psn, last) ? State.GET_WQE : State.DONE;
                     if (s == State.DONE) {
                         qp.requester.run();
                     }

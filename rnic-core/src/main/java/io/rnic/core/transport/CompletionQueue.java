@@ -17,8 +17,8 @@ public final class CompletionQueue {
     private long tail;
     private boolean overflowed;
     private int armed; // 0 none, 1 next, 2 solicited only
-    private Consumer<CompletionQueue> notifier;
-    private Consumer<CompletionQueue> overflowHandler;
+    private volatile Consumer<CompletionQueue> notifier;
+    private volatile Consumer<CompletionQueue> overflowHandler;
     private volatile boolean destroyed;
     private int users;
 
@@ -56,21 +56,24 @@ public final class CompletionQueue {
      * queue is full (overflow). Must be followed by {@link #commit}.
      */
     WorkCompletion begin() {
+        boolean firstOverflow = false;
         synchronized (lock) {
-            if (tail - head >= ring.length) {
-                if (!overflowed) {
-                    overflowed = true;
-                    Consumer<CompletionQueue> h = overflowHandler;
-                    if (h != null) {
-                        h.accept(this);
-                    }
-                }
-                return null;
+            if (tail - head < ring.length) {
+                WorkCompletion wc = ring[(int) (tail % ring.length)];
+                wc.clear();
+                return wc;
             }
-            WorkCompletion wc = ring[(int) (tail % ring.length)];
-            wc.clear();
-            return wc;
+            if (!overflowed) {
+                overflowed = true;
+                firstOverflow = true;
+            }
         }
+        // Outside the lock: the handler reaches application listeners, which may poll this CQ.
+        Consumer<CompletionQueue> h = overflowHandler;
+        if (firstOverflow && h != null) {
+            h.accept(this);
+        }
+        return null;
     }
 
     /** Publishes the entry from {@link #begin}; {@code solicited} is the SE bit of the message. */
@@ -126,10 +129,10 @@ public final class CompletionQueue {
      * waiting. For real wires only: on the simulated network nothing happens while a thread waits.
      */
     public boolean await(long timeoutNanos) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNanos;
+        long start = System.nanoTime();
         synchronized (lock) {
             while (head == tail) {
-                long left = deadline - System.nanoTime();
+                long left = timeoutNanos - (System.nanoTime() - start); // no overflow for huge timeouts
                 if (left <= 0 || destroyed) {
                     return head != tail;
                 }

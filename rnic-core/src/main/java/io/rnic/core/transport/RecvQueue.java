@@ -72,9 +72,11 @@ final class RecvQueue {
         completed = posted;
     }
 
-    /** Marks every posted entry as taken and completed, for a flush. */
+    /**
+     * After a flush has retired every entry it saw: nothing is taken any more. Entries posted
+     * while the flush ran stay posted, for the next flush to complete.
+     */
     void flushAll() {
-        taken = posted;
-        completed = posted;
+        taken = completed;
     }
 }

@@ -16,8 +16,6 @@ import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
 import io.rnic.core.psn.RequestRegion;
 import io.rnic.core.psn.ResponderPsnWindow;
-import java.util.EnumMap;
-import java.util.Map;
 
 /**
  * The responder (rxe's {@code rxe_resp.c}): checks each request in the specification's order
@@ -32,15 +30,16 @@ final class Responder {
         READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR, DONE
     }
 
-    /** The QP access flag each operation needs; SEND needs none. */
-    private static final Map<Operation, Integer> REQUIRED_QP_ACCESS = new EnumMap<>(Operation.class);
+    /** The QP access flag each operation needs, by ordinal; SEND needs none, -1 is not supported. */
+    private static final int[] REQUIRED_QP_ACCESS = new int[Operation.values().length];
 
     static {
-        REQUIRED_QP_ACCESS.put(Operation.SEND, 0);
-        REQUIRED_QP_ACCESS.put(Operation.RDMA_WRITE, AccessFlags.REMOTE_WRITE);
-        REQUIRED_QP_ACCESS.put(Operation.RDMA_READ_REQUEST, AccessFlags.REMOTE_READ);
-        REQUIRED_QP_ACCESS.put(Operation.COMPARE_SWAP, AccessFlags.REMOTE_ATOMIC);
-        REQUIRED_QP_ACCESS.put(Operation.FETCH_ADD, AccessFlags.REMOTE_ATOMIC);
+        java.util.Arrays.fill(REQUIRED_QP_ACCESS, -1);
+        REQUIRED_QP_ACCESS[Operation.SEND.ordinal()] = 0;
+        REQUIRED_QP_ACCESS[Operation.RDMA_WRITE.ordinal()] = AccessFlags.REMOTE_WRITE;
+        REQUIRED_QP_ACCESS[Operation.RDMA_READ_REQUEST.ordinal()] = AccessFlags.REMOTE_READ;
+        REQUIRED_QP_ACCESS[Operation.COMPARE_SWAP.ordinal()] = AccessFlags.REMOTE_ATOMIC;
+        REQUIRED_QP_ACCESS[Operation.FETCH_ADD.ordinal()] = AccessFlags.REMOTE_ATOMIC;
     }
 
     private final QpContext qp;
@@ -60,6 +59,10 @@ final class Responder {
     private long writeLength;
 
     private ResponderError error;
+    /** The region a READ being answered was checked against (pinned), or null for length 0. */
+    private MemoryRegion readMr;
+    /** The region an atomic being executed was checked against (pinned). */
+    private MemoryRegion atomicMr;
 
     Responder(QpContext qp) {
         this.qp = qp;
@@ -90,6 +93,9 @@ final class Responder {
         inMessage = null;
         rwqe = null;
         placed = 0;
+        if (writeMr != null) {
+            writeMr.unpin();
+        }
         writeMr = null;
         writeRemaining = 0;
         writeLength = 0;
@@ -163,8 +169,8 @@ final class Responder {
     }
 
     private State checkOpValid(RocePacket p) {
-        Integer need = REQUIRED_QP_ACCESS.get(p.opcode().operation());
-        if (need == null || (need != 0 && (qp.accessFlags & need) == 0)) {
+        int need = REQUIRED_QP_ACCESS[p.opcode().operation().ordinal()];
+        if (need < 0 || (need != 0 && (qp.accessFlags & need) == 0)) {
             return error(ResponderError.OPERATION_NOT_ALLOWED);
         }
         return State.CHK_RESOURCE;
@@ -237,7 +243,8 @@ final class Responder {
             if (len > 0) { // zero-length transfers name no memory and are not checked (C9-88)
                 mr = qp.hca.keys().lookup(p.reth().rkey());
                 AccessResult r = MemoryAccess.check(mr, qp.pd, va, len, access, 1);
-                if (r != AccessResult.OK) {
+                // Pinned until the message ends, so the region cannot be deregistered under it.
+                if (r != AccessResult.OK || !mr.pin()) {
                     return error(ResponderError.REMOTE_ACCESS);
                 }
             }
@@ -246,6 +253,8 @@ final class Responder {
                 writeVa = va;
                 writeRemaining = len;
                 writeLength = len;
+            } else {
+                readMr = mr;
             }
             return State.EXECUTE;
         }
@@ -259,6 +268,10 @@ final class Responder {
             if (r != AccessResult.OK) {
                 return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
             }
+            if (!mr.pin()) {
+                return error(ResponderError.REMOTE_ACCESS);
+            }
+            atomicMr = mr;
             return State.ATOMIC_REPLY;
         }
         // SEND: the receive WQE's own buffers and size.
@@ -326,15 +339,22 @@ final class Responder {
         // C9-148: the MSN counts a READ when it is accepted, before the data goes out.
         msn = Psn.next(msn);
         window.advance(packets);
-        sendReadResponses(r, psn);
+        MemoryRegion mr = readMr;
+        readMr = null;
+        try {
+            sendReadResponses(r, psn, mr);
+        } finally {
+            if (mr != null) {
+                mr.unpin();
+            }
+        }
         return State.DONE;
     }
 
     /** Sends the READ responses of resource {@code r} from {@code fromPsn} to its end. */
-    private void sendReadResponses(ResponderResource r, int fromPsn) {
+    private void sendReadResponses(ResponderResource r, int fromPsn, MemoryRegion mr) {
         int packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
         int startIndex = Psn.forward(r.firstPsn, fromPsn);
-        MemoryRegion mr = r.length > 0 ? qp.hca.keys().lookup(r.rkey) : null;
         for (int i = startIndex; i < packets; i++) {
             long offset = (long) i * qp.mtu;
             int len = (int) Math.min(qp.mtu, r.length - offset);
@@ -356,13 +376,18 @@ final class Responder {
     private State atomicReply(RocePacket p) {
         int psn = p.bth().psn();
         long va = p.atomicEth().virtualAddress();
-        MemoryRegion mr = qp.hca.keys().lookup(p.atomicEth().rkey());
+        MemoryRegion mr = atomicMr;
+        atomicMr = null;
         long original;
-        // Atomics on one device are serialised (reference §8.3).
-        synchronized (qp.hca.atomicLock()) {
-            original = p.opcode().operation() == Operation.COMPARE_SWAP
-                    ? mr.compareAndSwap(va, p.atomicEth().compare(), p.atomicEth().swapAdd())
-                    : mr.fetchAndAdd(va, p.atomicEth().swapAdd());
+        try {
+            // Atomics on one device are serialised (reference §8.3).
+            synchronized (qp.hca.atomicLock()) {
+                original = p.opcode().operation() == Operation.COMPARE_SWAP
+                        ? mr.compareAndSwap(va, p.atomicEth().compare(), p.atomicEth().swapAdd())
+                        : mr.fetchAndAdd(va, p.atomicEth().swapAdd());
+            }
+        } finally {
+            mr.unpin();
         }
         qp.hca.counters().inc(Counter.ATOMICS_EXECUTED);
         ResponderResource r = allocateResource();
@@ -404,10 +429,20 @@ final class Responder {
                 flags |= WorkCompletion.WITH_IMM;
                 imm = p.immDt().immediate();
             }
+            boolean invalidated = true;
             if (op.hasInvalidate()) {
                 inv = p.ieth().rkey();
-                qp.hca.invalidate(inv, qp.pd);
+                invalidated = qp.hca.invalidate(inv, qp.pd);
                 flags |= WorkCompletion.WITH_INV;
+            }
+            if (!invalidated) {
+                // The key cannot be invalidated (unknown, other PD, already invalid): the receive
+                // fails and the QP errors, but the message itself was fine, so it is still ACKed (rxe).
+                qp.completeRecv(rwqe, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, p.bth().solicited());
+                endMessage();
+                acknowledge(p);
+                qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
+                return State.DONE;
             }
             qp.completeRecv(rwqe, WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv, p.bth().solicited());
         } else if (op.hasImmediate()) {
@@ -477,14 +512,22 @@ final class Responder {
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
             return State.DONE;
         }
+        MemoryRegion mr = null;
         if (r.length > 0) {
-            AccessResult check = MemoryAccess.check(qp.hca.keys().lookup(r.rkey), qp.pd, va, len, AccessFlags.REMOTE_READ, 1);
-            if (check != AccessResult.OK) {
+            mr = qp.hca.keys().lookup(r.rkey);
+            AccessResult check = MemoryAccess.check(mr, qp.pd, va, len, AccessFlags.REMOTE_READ, 1);
+            if (check != AccessResult.OK || !mr.pin()) {
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
                 return State.DONE;
             }
         }
-        sendReadResponses(r, psn);
+        try {
+            sendReadResponses(r, psn, mr);
+        } finally {
+            if (mr != null) {
+                mr.unpin();
+            }
+        }
         return State.DONE;
     }
 

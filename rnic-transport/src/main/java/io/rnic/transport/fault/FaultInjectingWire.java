@@ -19,6 +19,8 @@ public final class FaultInjectingWire implements Wire {
     private final Wire inner;
     private final FaultChain faults;
     private Held held;
+    /** Packets waiting out an extra delay, released if the wire closes first. */
+    private final java.util.Set<ByteBuf> delayed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     private record Held(ByteBuf packet, int sourcePort, InetSocketAddress destination) { }
 
@@ -61,8 +63,14 @@ public final class FaultInjectingWire implements Wire {
             return;
         }
         forward(packet, sourcePort, destination, delay);
-        if (held != null) {
-            releaseHeld(held);
+        Held h = held;
+        if (h != null) {
+            if (delay > 0) {
+                // Scheduled after the delayed packet, with the same delay: it still goes second.
+                inner.scheduler().schedule(delay, () -> releaseHeld(h));
+            } else {
+                releaseHeld(h);
+            }
         }
     }
 
@@ -74,11 +82,22 @@ public final class FaultInjectingWire implements Wire {
     }
 
     private void forward(ByteBuf packet, int sourcePort, InetSocketAddress destination, long delay) {
-        if (delay > 0) {
-            inner.scheduler().schedule(delay, () -> inner.send(packet, sourcePort, destination));
-        } else {
+        if (delay <= 0) {
             inner.send(packet, sourcePort, destination);
+            return;
         }
+        synchronized (delayed) {
+            delayed.add(packet);
+        }
+        inner.scheduler().schedule(delay, () -> {
+            boolean mine;
+            synchronized (delayed) {
+                mine = delayed.remove(packet);
+            }
+            if (mine) {
+                inner.send(packet, sourcePort, destination);
+            }
+        });
     }
 
     @Override
@@ -111,13 +130,17 @@ public final class FaultInjectingWire implements Wire {
         return inner.counters();
     }
 
-    /** Closes the wrapped wire; a held packet is released. */
+    /** Closes the wrapped wire; held and delayed packets are released. */
     @Override
     public void close() {
         Held h = held;
         held = null;
         if (h != null) {
             h.packet().release();
+        }
+        synchronized (delayed) {
+            delayed.forEach(ByteBuf::release);
+            delayed.clear();
         }
         inner.close();
     }

@@ -21,6 +21,11 @@ public final class Link {
         throw new IllegalArgumentException(from + " is not an end of this link");
     }
 
+    void releaseHeldOnClose() {
+        ab.releaseHeldOnClose();
+        ba.releaseHeldOnClose();
+    }
+
     /** Applies {@code config} to both directions. */
     public Link configure(LinkConfig config) {
         for (LinkDirection d : new LinkDirection[] {ab, ba}) {

@@ -168,6 +168,21 @@ public final class LinkDirection {
         }
     }
 
+    /** Releases a packet that will not be delivered (the network is closing). */
+    void discard(ByteBuf packet) {
+        lostInFlight++;
+        packet.release();
+    }
+
+    /** Releases a packet held back by a "hold for next" fault (the network is closing). */
+    void releaseHeldOnClose() {
+        if (held != null) {
+            discard(held);
+            held = null;
+            heldSource = null;
+        }
+    }
+
     void arrive(ByteBuf packet, InetSocketAddress source) {
         if (to.deliver(packet, source)) {
             delivered++;

@@ -133,5 +133,8 @@ public final class SimNetwork implements AutoCloseable {
             w.close();
         }
         scheduler.drain();
+        for (Link l : links.values()) {
+            l.releaseHeldOnClose();
+        }
     }
 }

@@ -122,7 +122,13 @@ public final class SimScheduler implements Scheduler {
         now = e.time;
         executed++;
         if (e.pooled) {
-            arrive(e);
+            try {
+                arrive(e);
+            } catch (RuntimeException ex) {
+                errors++;
+                lastError = ex;
+                LOG.warn("packet delivery failed at t={} ns", now, ex);
+            }
         } else if (!e.cancelled) {
             e.cancelled = true; // a timer runs once; cancel() after this returns false
             try {
@@ -137,14 +143,21 @@ public final class SimScheduler implements Scheduler {
     }
 
     /**
-     * Discards every pending event: packets in flight are handed to their (closed) destination,
-     * which releases them; timers are dropped without running.
+     * Discards every pending event: packets in flight are released without being delivered
+     * (and counted as lost by their link); timers are dropped without running.
      */
     public void drain() {
         while (size > 0) {
             Event e = pop();
             if (e.pooled) {
-                arrive(e);
+                LinkDirection link = e.link;
+                io.netty.buffer.ByteBuf packet = e.packet;
+                e.link = null;
+                e.packet = null;
+                e.source = null;
+                e.nextFree = free;
+                free = e;
+                link.discard(packet);
             }
         }
     }

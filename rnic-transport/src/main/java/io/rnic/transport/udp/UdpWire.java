@@ -28,8 +28,6 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +50,9 @@ public final class UdpWire extends AbstractWire {
     private final EventLoopScheduler scheduler;
     private final Channel main;
     private final boolean nativeTransport;
-    private final Map<Integer, Channel> flows = new ConcurrentHashMap<>();
+    /** Send sockets by source port; an array so the per-packet lookup does not box the port. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Channel> flows =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(65536);
     private final List<Channel> dirty = new ArrayList<>();
     private final Runnable flushTask = this::flushDirty;
     private final ChannelHandler inbound = new Inbound();
@@ -201,14 +201,14 @@ public final class UdpWire extends AbstractWire {
         if (closed || preferredSourcePort == local.getPort() || preferredSourcePort == 0) {
             return local.getPort();
         }
-        if (flows.containsKey(preferredSourcePort)) {
+        if (flows.get(preferredSourcePort) != null) {
             return preferredSourcePort;
         }
         if (loop.inEventLoop()) {
             return local.getPort();
         }
         synchronized (flows) {
-            if (flows.containsKey(preferredSourcePort)) {
+            if (flows.get(preferredSourcePort) != null) {
                 return preferredSourcePort;
             }
             io.netty.channel.ChannelFuture f = bootstrap().bind(local.getAddress(), preferredSourcePort).awaitUninterruptibly();
@@ -216,7 +216,7 @@ public final class UdpWire extends AbstractWire {
                 LOG.debug("source port {} unavailable on {}, flow uses {}", preferredSourcePort, local, local.getPort(), f.cause());
                 return local.getPort();
             }
-            flows.put(preferredSourcePort, f.channel());
+            flows.set(preferredSourcePort, f.channel());
             return preferredSourcePort;
         }
     }
@@ -277,7 +277,13 @@ public final class UdpWire extends AbstractWire {
             return;
         }
         closed = true;
-        List<Channel> all = new ArrayList<>(flows.values());
+        List<Channel> all = new ArrayList<>();
+        for (int port = 0; port < flows.length(); port++) {
+            Channel ch = flows.get(port);
+            if (ch != null) {
+                all.add(ch);
+            }
+        }
         all.add(main);
         for (Channel ch : all) {
             if (loop.inEventLoop()) {

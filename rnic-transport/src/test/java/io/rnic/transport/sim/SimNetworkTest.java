@@ -313,4 +313,23 @@ class SimNetworkTest {
         assertThrows(IllegalArgumentException.class, () -> new LinkConfig(-1, 0, 0));
         assertNotEquals(null, a.toString());
     }
+
+    @Test
+    void closingTheNetworkReleasesAHeldPacketAndPacketsDelayedByAFaultyWire() {
+        SimNetwork net = new SimNetwork(1);
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        net.direction(a, b).fault(Faults.delayPastNext(PacketMatch.any()));
+        io.rnic.transport.fault.FaultInjectingWire fb = new io.rnic.transport.fault.FaultInjectingWire(b, 3)
+                .fault(Faults.reorder(1.0, 10_000_000));
+        ByteBuf held = Unpooled.buffer().writeZero(16);
+        ByteBuf delayed = Unpooled.buffer().writeZero(16);
+        a.send(held, 4791, b.localAddress());
+        fb.send(delayed, 4791, a.localAddress());
+        net.scheduler().runFor(1_000); // the held packet waits for a next one; the other for its delay
+        fb.close();
+        net.close();
+        assertEquals(0, held.refCnt(), "held by the link's hold-for-next fault");
+        assertEquals(0, delayed.refCnt(), "delayed by the fault-injecting wire");
+    }
 }
