@@ -28,7 +28,7 @@ public final class Connections {
     }
 
     /**
-     * Moves {@code qp} from RESET through INIT and RTR to RTS, connected to {@code remote}
+     * Moves {@code qp} (RC or UC) from RESET through INIT and RTR to RTS, connected to {@code remote}
      * (remote UDP port 4791 unless the remote device listens elsewhere: see the overload).
      */
     public static void connect(QueuePair qp, ConnectionInfo local, ConnectionInfo remote, RcOptions o) {
@@ -37,12 +37,20 @@ public final class Connections {
 
     /** As {@link #connect(QueuePair, ConnectionInfo, ConnectionInfo, RcOptions)}, to a peer on {@code remotePort}. */
     public static void connect(QueuePair qp, ConnectionInfo local, ConnectionInfo remote, RcOptions o, int remotePort) {
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1).accessFlags(o.accessFlags()));
+        // UC takes the same path with fewer attributes: nothing about reads, atomics or retries.
+        boolean reliable = qp.type() == io.rnic.core.qp.QpType.RC;
+        int access = reliable ? o.accessFlags() : o.accessFlags() & io.rnic.core.memory.AccessFlags.REMOTE_WRITE;
+        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1).accessFlags(access));
         AddressVector av = AddressVector.of(remote.gid().toInetAddress()).withPort(remotePort);
-        qp.modify(new QpAttributes().state(QpState.RTR).av(av).pathMtu(o.mtu()).destQpn(remote.qpn())
-                .rqPsn(remote.psn()).maxDestRdAtomic(o.maxDestRdAtomic()).minRnrTimer(o.minRnrTimer()));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(local.psn()).timeout(o.timeout()).retryCnt(o.retryCnt())
-                .rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic()));
+        QpAttributes rtr = new QpAttributes().state(QpState.RTR).av(av).pathMtu(o.mtu()).destQpn(remote.qpn())
+                .rqPsn(remote.psn());
+        QpAttributes rts = new QpAttributes().state(QpState.RTS).sqPsn(local.psn());
+        if (reliable) {
+            rtr.maxDestRdAtomic(o.maxDestRdAtomic()).minRnrTimer(o.minRnrTimer());
+            rts.timeout(o.timeout()).retryCnt(o.retryCnt()).rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic());
+        }
+        qp.modify(rtr);
+        qp.modify(rts);
     }
 
     /** Connects two QPs in one process to each other, with starting PSNs {@code psnA} and {@code psnB}. */

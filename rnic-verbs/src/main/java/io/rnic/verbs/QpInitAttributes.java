@@ -7,7 +7,7 @@ import io.rnic.core.transport.QpCaps;
  * What {@code ibv_create_qp} needs: type, completion queues, queue sizes, and whether every
  * send WR is signaled.
  *
- * @param type      the transport (RC for now)
+ * @param type      the transport (RC or UC)
  * @param sendCq    where send completions go
  * @param recvCq    where receive completions go
  * @param caps      queue sizes
@@ -26,6 +26,11 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     /** An RC QP with default queue sizes. */
     public static QpInitAttributes rc(CompletionQueue sendCq, CompletionQueue recvCq) {
         return new QpInitAttributes(QpType.RC, sendCq, recvCq, QpCaps.defaults(), false, true);
+    }
+
+    /** A UC QP with default queue sizes. */
+    public static QpInitAttributes uc(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new QpInitAttributes(QpType.UC, sendCq, recvCq, QpCaps.defaults(), false, true);
     }
 
     public QpInitAttributes withCaps(QpCaps c) {

@@ -33,6 +33,8 @@ public final class QpContext {
     final int qpn;
     final QpType type;
     final Transport transport;
+    /** What this QP's transport does differently (acknowledgement, PSN checking). */
+    final TransportPolicy policy;
     final ProtectionDomain pd;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
@@ -62,13 +64,15 @@ public final class QpContext {
 
     public QpContext(Hca hca, int qpn, QpType type, ProtectionDomain pd, CompletionQueue sendCq,
                      CompletionQueue recvCq, QpCaps caps, boolean signalAll, boolean endToEndCredits) {
-        if (type != QpType.RC) {
-            throw new IllegalArgumentException("QP type " + type + " is not supported yet: only RC");
+        TransportPolicy policy = TransportPolicy.of(type);
+        if (policy == null) {
+            throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC and UC are");
         }
         this.hca = hca;
         this.qpn = qpn;
         this.type = type;
-        this.transport = Transport.RC;
+        this.policy = policy;
+        this.transport = policy.transport();
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -88,6 +92,11 @@ public final class QpContext {
 
     public QpType type() {
         return type;
+    }
+
+    /** The transport policy this QP follows. */
+    public TransportPolicy policy() {
+        return policy;
     }
 
     public QpState state() {

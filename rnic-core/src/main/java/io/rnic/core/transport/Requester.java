@@ -80,7 +80,8 @@ final class Requester {
         ssn = 0;
         lsn = 0;
         creditsKnown = false;
-        creditsUnlimited = !qp.endToEndCredits;
+        // Credits travel in ACKs: an unacknowledged transport has none to wait for.
+        creditsUnlimited = !qp.endToEndCredits || !qp.policy.reliable();
         rwqeMessagesOutstanding = 0;
     }
 
@@ -278,10 +279,19 @@ final class Requester {
         if (retransmission) {
             qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
         }
-        qp.completer.packetSent();
+        boolean reliable = qp.policy.reliable();
+        if (reliable) {
+            qp.completer.packetSent();
+        } else {
+            // Nothing will acknowledge it: the PSN leaves the window as it leaves the HCA.
+            window.acknowledge(Psn.add(w.firstPsn, w.nextPacket - 1));
+        }
         if (w.nextPacket >= w.packets) {
             w.state = SendWqe.State.SENT;
             cursor++;
+            if (!reliable) {
+                qp.completeSend(w, WcStatus.SUCCESS); // UC: complete once the last packet is sent
+            }
             return State.NEXT_WQE;
         }
         return State.CHECK_WINDOW;
@@ -299,7 +309,7 @@ final class Requester {
         RocePacket p = qp.startPacket(op, len);
         int psn = Psn.add(w.firstPsn, index);
         packetsSinceAckReq++;
-        boolean ackReq = last || packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
+        boolean ackReq = qp.policy.reliable() && (last || packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
         if (ackReq) {
             packetsSinceAckReq = 0;
         }

@@ -140,6 +140,17 @@ final class Responder {
             nakSent = false;
             return State.CHK_OP_SEQ;
         }
+        if (qp.policy.psnCheck() == TransportPolicy.PsnCheck.RESYNC_ON_FIRST) {
+            // UC: a First or Only packet starts a new message wherever its PSN is; the rest of
+            // a message whose packet was lost is dropped (reference §5.9).
+            if (p.opcode().position().startsMessage()) {
+                abandonMessage();
+                window.reset(psn);
+                return State.CHK_OP_SEQ;
+            }
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+            return State.DONE;
+        }
         if (r == RequestRegion.DUPLICATE) {
             qp.hca.counters().inc(Counter.DUPLICATE_REQUEST);
             return State.DUPLICATE_REQUEST;
@@ -153,6 +164,16 @@ final class Responder {
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
         }
         return State.DONE;
+    }
+
+    /**
+     * Gives up the message in progress without completing it (UC): a receive WQE it had taken
+     * is kept, emptied, for the next message.
+     */
+    private void abandonMessage() {
+        RecvWqe keep = rwqe;
+        endMessage();
+        rwqe = keep;
     }
 
     private State checkOpSequence(RocePacket p) {
@@ -276,7 +297,7 @@ final class Responder {
         }
         // SEND: the receive WQE's own buffers and size.
         if (op.position().startsMessage()) {
-            RecvWqe w = qp.rq.take();
+            RecvWqe w = rwqe != null ? rwqe : qp.rq.take(); // UC may reuse an abandoned one
             rwqe = w;
             placed = 0;
             AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, AccessFlags.LOCAL_WRITE);
@@ -455,7 +476,7 @@ final class Responder {
     }
 
     private State acknowledge(RocePacket p) {
-        if (p.bth().ackReq()) {
+        if (qp.policy.reliable() && p.bth().ackReq()) {
             sendAck(ackSyndrome(), p.bth().psn());
         }
         return State.DONE;
@@ -541,6 +562,12 @@ final class Responder {
     }
 
     private State rnr(RocePacket p) {
+        if (!qp.policy.reliable()) {
+            // UC: no receive WQE, no RNR NAK: the message is dropped.
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+            abandonMessage();
+            return State.DONE;
+        }
         qp.hca.counters().inc(Counter.SEND_RNR_ERR);
         // Later packets of this message are dropped silently until the retry arrives.
         nakSent = true;
@@ -555,6 +582,12 @@ final class Responder {
 
     private State fail(RocePacket p) {
         ResponderError e = error;
+        if (!qp.policy.reliable()) {
+            // UC has no NAKs: an erroneous message is dropped and the QP carries on.
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+            abandonMessage();
+            return State.DONE;
+        }
         sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
         if (rwqe != null) {
             qp.completeRecv(rwqe, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, false);

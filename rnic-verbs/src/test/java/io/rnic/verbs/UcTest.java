@@ -1,0 +1,111 @@
+package io.rnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rnic.core.hca.Counter;
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SendWorkRequest;
+import io.rnic.core.transport.WcOpcode;
+import io.rnic.core.transport.WcStatus;
+import io.rnic.core.transport.WorkCompletion;
+import io.rnic.core.transport.WrOpcode;
+import io.rnic.transport.fault.Faults;
+import io.rnic.transport.sim.SimNetwork;
+import io.rnic.transport.sim.SimWire;
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** UC through the same engine as RC, by its transport policy (reference §5.9). */
+class UcTest {
+    final SimNetwork net = new SimNetwork(77);
+    final SimWire wa = net.attach("10.0.2.1");
+    final SimWire wb = net.attach("10.0.2.2");
+    final RdmaDevice a = RdmaDevice.open(wa);
+    final RdmaDevice b = RdmaDevice.open(wb);
+    final CompletionQueue cqA = a.createCq(64);
+    final CompletionQueue cqB = b.createCq(64);
+    final ProtectionDomain pdA = a.allocPd();
+    final ProtectionDomain pdB = b.allocPd();
+    final QueuePair qpA = pdA.createQp(QpInitAttributes.uc(cqA, cqA));
+    final QueuePair qpB = pdB.createQp(QpInitAttributes.uc(cqB, cqB));
+    final ByteBuffer bufA = ByteBuffer.allocateDirect(1 << 16);
+    final ByteBuffer bufB = ByteBuffer.allocateDirect(1 << 16);
+    final MemoryRegion mrA = pdA.registerMemory(bufA, AccessFlags.LOCAL_WRITE);
+    final MemoryRegion mrB = pdB.registerMemory(bufB, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+
+    UcTest() {
+        Connections.connectPair(qpA, mrA, 0x10, qpB, mrB, 0x20, RcOptions.defaults());
+    }
+
+    private List<WorkCompletion> await(CompletionQueue cq, int n) {
+        net.scheduler().runUntil(() -> cq.size() >= n, 1_000_000_000L);
+        List<WorkCompletion> out = new java.util.ArrayList<>();
+        WorkCompletion wc = new WorkCompletion();
+        while (cq.poll(wc)) {
+            out.add(new WorkCompletion().set(wc));
+        }
+        return out;
+    }
+
+    private SendWorkRequest send(long id, int len) {
+        return new SendWorkRequest().wrId(id).opcode(WrOpcode.SEND).signaled(true).sge(mrA.address(), len, mrA.lkey());
+    }
+
+    @Test
+    void ucSendsAndWritesArriveWithoutAcknowledgementsAndCompleteOnceSent() {
+        RcFixture.fill(bufA, 0, 5000, 3);
+        qpB.postRecv(new RecvWorkRequest().wrId(1).sge(mrB.address(), 8192, mrB.lkey()));
+        qpB.postRecv(new RecvWorkRequest().wrId(2));
+        qpA.postSend(send(10, 5000));
+        qpA.postSend(new SendWorkRequest().wrId(11).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).imm(7).signaled(true)
+                .sge(mrA.address(), 3000, mrA.lkey()).rdma(mrB.address() + 20_000, mrB.rkey()));
+        List<WorkCompletion> s = await(cqA, 2);
+        assertEquals(List.of(10L, 11L), s.stream().map(WorkCompletion::wrId).toList());
+        List<WorkCompletion> r = await(cqB, 2);
+        assertEquals(5000, r.get(0).byteLen());
+        assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, r.get(1).opcode());
+        assertTrue(RcFixture.same(bufA, 0, bufB, 0, 5000));
+        assertTrue(RcFixture.same(bufA, 0, bufB, 20_000, 3000));
+        assertEquals(0, b.counters().get(Counter.ACKS_SENT), "UC is never acknowledged");
+    }
+
+    @Test
+    void aLostPacketDropsItsMessageAndTheNextFirstPacketResynchronises() {
+        net.direction(wa, wb).fault(Faults.dropPsnOnce(-1, 0x11)); // the middle of the first message
+        qpB.postRecv(new RecvWorkRequest().wrId(1).sge(mrB.address(), 8192, mrB.lkey()));
+        RcFixture.fill(bufA, 0, 3000, 9);
+        qpA.postSend(send(10, 3000)); // PSNs 0x10..0x12
+        qpA.postSend(send(11, 100));  // PSN 0x13: a new First/Only, accepted despite the gap
+        assertEquals(2, await(cqA, 2).size(), "UC send WQEs complete once sent, lost or not");
+        List<WorkCompletion> r = await(cqB, 1);
+        assertEquals(1, r.size());
+        assertEquals(1, r.get(0).wrId(), "the abandoned message's receive WQE is reused");
+        assertEquals(100, r.get(0).byteLen());
+        assertTrue(b.counters().get(Counter.RCVD_DROPPED) >= 1);
+        assertEquals(0, b.counters().get(Counter.NAKS_SENT));
+    }
+
+    @Test
+    void aSendWithoutAReceiveIsDroppedWithoutAnRnrNak() {
+        qpA.postSend(send(10, 64));
+        assertEquals(WcStatus.SUCCESS, await(cqA, 1).get(0).status());
+        net.scheduler().runUntil(() -> false, 1_000_000);
+        assertEquals(0, b.counters().get(Counter.SEND_RNR_ERR));
+        assertEquals(1, b.counters().get(Counter.RCVD_DROPPED));
+        assertEquals(io.rnic.core.qp.QpState.RTS, qpB.state());
+    }
+
+    @Test
+    void readsAndAtomicsCannotBePostedOnUc() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> qpA.postSend(
+                new SendWorkRequest().opcode(WrOpcode.RDMA_READ).sge(mrA.address(), 8, mrA.lkey()).rdma(mrB.address(), mrB.rkey())));
+        assertTrue(e.getMessage().contains("UC"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> qpA.postSend(new SendWorkRequest().opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                .sge(mrA.address(), 8, mrA.lkey()).atomic(mrB.address(), mrB.rkey(), 1, 0)));
+        assertTrue(e.getMessage().contains("UC"), e.getMessage());
+    }
+}
