@@ -2,8 +2,9 @@
 # Interop of `rnic pingpong` with rdma-core's ibv_rc_pingpong on Linux Soft-RoCE (rdma_rxe) in a
 # QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few minutes; not part of CI.
 #
-# Runs, for sizes 64 and 4096 (4 packets at MTU 1024), 1000 iterations each:
-#   rnic server  <- rxe client   (ibv_rc_pingpong in the guest connects to the host)
+# Runs, for RC (ibv_rc_pingpong) and UC (ibv_uc_pingpong, rnic pingpong --uc), sizes 64 and 4096
+# (4 packets at MTU 1024), 1000 iterations each:
+#   rnic server  <- rxe client   (the pingpong in the guest connects to the host)
 #   rxe server   <- rnic client
 # captures the bridge, judges the capture with wire-check --psn (strict ICRC) and rnic decode,
 # stops the guest and prints a pass/fail table. Output and capture go to interop/run/.
@@ -17,6 +18,7 @@ export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
 out=$here/run
 iters=${ITERS:-1000}
 sizes=${SIZES:-"64 4096"}
+transports=${TRANSPORTS:-"rc uc"}
 host_ip=169.254.77.1
 guest_ip=169.254.77.11
 jar=$top/rnic-bench/target/rnic.jar
@@ -52,42 +54,46 @@ result() {
   local name=$1 size=$2 ok=$3 detail=$4 wc dec
   "$wirecheck" --psn --mtu 1024 "$out/$name.pcap" > "$out/$name.wire-check.log" 2>&1 && wc=ok || { wc=FAIL; ok=FAIL; }
   java -jar "$jar" decode "$out/$name.pcap" > "$out/$name.decode.log" 2>&1 && dec=ok || { dec=FAIL; ok=FAIL; }
-  rows+=("$(printf '%-26s %5s  %-4s  wire-check %-4s decode %-4s  %s' "${name%-*}" "$size" "$ok" "$wc" "$dec" "$detail")")
+  rows+=("$(printf '%-30s %5s  %-4s  wire-check %-4s decode %-4s  %s' "${name%-*}" "$size" "$ok" "$wc" "$dec" "$detail")")
   echo "  $(tail -1 "$out/$name.wire-check.log")" >> "$out/summary.txt"
   echo "  $(tail -1 "$out/$name.decode.log")" >> "$out/summary.txt"
 }
 : > "$out/summary.txt"
 
+for t in $transports; do
+prog=ibv_${t}_pingpong
+flag=; [ "$t" = uc ] && flag=--uc
 for size in $sizes; do
   # rnic server, rxe client
-  log_s=$out/rnic-server-$size.log; log_c=$out/rxe-client-$size.log
-  capture_start "rnic-server-rxe-client-$size"
-  rnic -s "$size" -n "$iters" > "$log_s" 2>&1 &
+  log_s=$out/rnic-server-$t-$size.log; log_c=$out/rxe-client-$t-$size.log
+  capture_start "rnic-server-rxe-client-$t-$size"
+  rnic $flag -s "$size" -n "$iters" > "$log_s" 2>&1 &
   srv=$!
   sleep 3
-  "$vm/guest.sh" 1 ibv_rc_pingpong -d rxe0 -g 1 -s "$size" -n "$iters" "$host_ip" > "$log_c" 2>&1
+  "$vm/guest.sh" 1 $prog -d rxe0 -g 1 -s "$size" -n "$iters" "$host_ip" > "$log_c" 2>&1
   c=$?
   wait $srv; s=$?
   capture_stop
-  if [ $c = 0 ] && [ $s = 0 ]; then result "rnic-server-rxe-client-$size" "$size" PASS "$(lastline "$log_s")"
-  else result "rnic-server-rxe-client-$size" "$size" FAIL "rnic=$s rxe=$c ($log_s, $log_c)"; fi
+  if [ $c = 0 ] && [ $s = 0 ]; then result "rnic-server-rxe-client-$t-$size" "$size" PASS "$(lastline "$log_s")"
+  else result "rnic-server-rxe-client-$t-$size" "$size" FAIL "rnic=$s rxe=$c ($log_s, $log_c)"; fi
 
   # rxe server, rnic client
-  log_s=$out/rxe-server-$size.log; log_c=$out/rnic-client-$size.log
-  capture_start "rxe-server-rnic-client-$size"
-  "$vm/guest.sh" 1 "ibv_rc_pingpong -d rxe0 -g 1 -s $size -n $iters > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" > /dev/null 2>&1 &
+  log_s=$out/rxe-server-$t-$size.log; log_c=$out/rnic-client-$t-$size.log
+  capture_start "rxe-server-rnic-client-$t-$size"
+  "$vm/guest.sh" 1 "$prog -d rxe0 -g 1 -s $size -n $iters > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" > /dev/null 2>&1 &
   gsrv=$!
   c=1
   for attempt in $(seq 1 20); do
     sleep 1
-    rnic -s "$size" -n "$iters" "$guest_ip" > "$log_c" 2>&1 && { c=0; break; }
+    rnic $flag -s "$size" -n "$iters" "$guest_ip" > "$log_c" 2>&1 && { c=0; break; }
     grep -q "Connection refused" "$log_c" || break
   done
   wait $gsrv
   capture_stop
   "$vm/guest.sh" 1 cat /tmp/srv.log > "$log_s" 2>&1
-  if [ $c = 0 ] && grep -q "exit=0" "$log_s"; then result "rxe-server-rnic-client-$size" "$size" PASS "$(lastline "$log_c")"
-  else result "rxe-server-rnic-client-$size" "$size" FAIL "rnic=$c ($log_c, $log_s)"; fi
+  if [ $c = 0 ] && grep -q "exit=0" "$log_s"; then result "rxe-server-rnic-client-$t-$size" "$size" PASS "$(lastline "$log_c")"
+  else result "rxe-server-rnic-client-$t-$size" "$size" FAIL "rnic=$c ($log_c, $log_s)"; fi
+done
 done
 
 # Two rnic pingpong processes on loopback, strict ICRC (no kernel peer involved).
@@ -97,11 +103,11 @@ lsrv=$!
 sleep 2
 java -jar "$jar" pingpong --ip 127.0.0.3 -p 18599 -n "$iters" 127.0.0.1 > "$out/loopback-client.log" 2>&1; lc=$?
 wait $lsrv; ls=$?
-loop_row=$(printf '%-26s %5s  %-4s  %s' "rnic / rnic (loopback)" 4096 "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(lastline "$out/loopback-client.log")")
+loop_row=$(printf '%-30s %5s  %-4s  %s' "rnic / rnic (loopback)" 4096 "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(lastline "$out/loopback-client.log")")
 
 echo
-echo "rnic pingpong <-> ibv_rc_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
-printf '%-26s %5s  %-4s  %s\n' "server-client" "size" "" "captures judged; rnic's report"
+echo "rnic pingpong <-> ibv_{rc,uc}_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
+printf '%-30s %5s  %-4s  %s\n' "server-client-transport" "size" "" "captures judged; rnic's report"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "$loop_row"
 echo "capture summaries:"; cat "$out/summary.txt"

@@ -58,6 +58,7 @@ public final class PingpongCommand extends ParsedCommand {
             .option("-m", "--mtu", "MTU", "path MTU (default 1024)")
             .option("-r", "--rx-depth", "DEPTH", "receive queue depth (default 500)")
             .flag("-e", "--events", "sleep on completion-channel events instead of polling")
+            .flag(null, "--uc", "unreliable connection: interoperate with ibv_uc_pingpong instead")
             .option(null, "--udp-port", "N", "UDP port of the HCA (default 4791)")
             .option(null, "--icrc", "POLICY", "strict (default) or accept-unverifiable: use the latter against a kernel "
                     + "peer, whose IPv4 identification (covered by the ICRC) a UDP socket cannot see")
@@ -71,7 +72,7 @@ public final class PingpongCommand extends ParsedCommand {
 
     @Override
     public String summary() {
-        return "ibv_rc_pingpong on an emulated HCA, interoperable with rdma-core's";
+        return "ibv_rc_pingpong (or --uc ibv_uc_pingpong) on an emulated HCA, interoperable with rdma-core's";
     }
 
     @Override
@@ -89,6 +90,7 @@ public final class PingpongCommand extends ParsedCommand {
         int rxDepth = args.intValue("--rx-depth", 1, 1 << 15).orElse(500);
         int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
         boolean events = args.flag("--events");
+        boolean uc = args.flag("--uc");
         PathMtu mtu;
         try {
             mtu = PathMtu.ofBytes(args.intValue("--mtu", 256, 4096).orElse(1024));
@@ -102,7 +104,7 @@ public final class PingpongCommand extends ParsedCommand {
             default -> throw new UsageException("--icrc must be strict or accept-unverifiable, not " + policy);
         };
         try {
-            return run(out, err, server, ip, tcpPort, size, iters, rxDepth, udpPort, events, mtu, icrc);
+            return run(out, err, server, ip, tcpPort, size, iters, rxDepth, udpPort, events, mtu, icrc, uc);
         } catch (IOException | RuntimeException e) {
             err.println("rnic pingpong: " + e.getMessage());
             return 1;
@@ -113,7 +115,8 @@ public final class PingpongCommand extends ParsedCommand {
     }
 
     private int run(PrintStream out, PrintStream err, String server, String ip, int tcpPort, int size, int iters, int rxDepth,
-                    int udpPort, boolean events, PathMtu mtu, IcrcPolicy icrc) throws IOException, InterruptedException {
+                    int udpPort, boolean events, PathMtu mtu, IcrcPolicy icrc, boolean uc)
+            throws IOException, InterruptedException {
         try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind(ip).port(udpPort).open(), DeviceConfig.defaults().withIcrcPolicy(icrc))) {
             ProtectionDomain pd = dev.allocPd();
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
@@ -121,7 +124,8 @@ public final class PingpongCommand extends ParsedCommand {
             CompletionChannel channel = events ? dev.createCompletionChannel() : null;
             CompletionQueue cq = dev.createCq(rxDepth + 1, channel);
             int maxInline = Math.min(size, 256);
-            QueuePair qp = pd.createQp(QpInitAttributes.rc(cq, cq).withCaps(new QpCaps(1, rxDepth, 1, 1, maxInline)));
+            QpInitAttributes init = uc ? QpInitAttributes.uc(cq, cq) : QpInitAttributes.rc(cq, cq);
+            QueuePair qp = pd.createQp(init.withCaps(new QpCaps(1, rxDepth, 1, 1, maxInline)));
             qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             RecvWorkRequest rwr = new RecvWorkRequest().wrId(RECV_WRID).sge(mr.address(), size, mr.lkey());
             for (int i = 0; i < rxDepth; i++) {
@@ -276,11 +280,18 @@ public final class PingpongCommand extends ParsedCommand {
         return f;
     }
 
-    /** The QP settings ibv_rc_pingpong uses (reference §11.2). */
+    /** The QP settings ibv_rc_pingpong and ibv_uc_pingpong use (reference §11.2). */
     static void connect(QueuePair qp, int psn, int rqpn, int rpsn, Gid rgid, PathMtu mtu) {
         InetAddress peer = rgid.toInetAddress();
-        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpn(rqpn).rqPsn(rpsn).maxDestRdAtomic(1)
-                .minRnrTimer(12).av(AddressVector.of(peer).withHopLimit(1)));
-        qp.modify(new QpAttributes().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(psn).maxRdAtomic(1));
+        boolean rc = qp.type() == io.rnic.core.qp.QpType.RC;
+        QpAttributes rtr = new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpn(rqpn).rqPsn(rpsn)
+                .av(AddressVector.of(peer).withHopLimit(1));
+        QpAttributes rts = new QpAttributes().state(QpState.RTS).sqPsn(psn);
+        if (rc) {
+            rtr.maxDestRdAtomic(1).minRnrTimer(12);
+            rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
+        }
+        qp.modify(rtr);
+        qp.modify(rts);
     }
 }

@@ -64,4 +64,9 @@ class PingpongCommandTest {
     void pingpongWithCompletionEvents() throws Exception {
         pingpong(18612, "-s", "64", "-n", "100", "--events");
     }
+
+    @Test
+    void ucPingpong() throws Exception {
+        pingpong(18613, "-s", "4096", "-n", "100", "--uc");
+    }
 }
