@@ -31,6 +31,10 @@ import java.util.Set;
 public final class OpcodeTable {
     private static final Opcode[] ROWS = new Opcode[256];
     private static final List<Opcode> ALL;
+    /** The rows indexed by (transport, operation, position, immediate, invalidate), for {@link #find}. */
+    private static final int OPERATIONS_COUNT = Operation.values().length;
+    private static final int POSITIONS = Position.values().length;
+    private static final Opcode[] BY_MEANING = new Opcode[Transport.values().length * OPERATIONS_COUNT * POSITIONS * 4];
 
     /** One row of the operation part: the same for every transport that has the operation. */
     private record Op(int number, String suffix, Operation operation, Position position,
@@ -94,6 +98,14 @@ public final class OpcodeTable {
             }
         }
         ALL = Collections.unmodifiableList(all);
+        for (Opcode row : all) {
+            BY_MEANING[meaning(row.transport(), row.operation(), row.position(), row.hasImmediate(), row.hasInvalidate())] = row;
+        }
+    }
+
+    private static int meaning(Transport t, Operation op, Position pos, boolean imm, boolean inv) {
+        int i = (t.ordinal() * OPERATIONS_COUNT + op.ordinal()) * POSITIONS + pos.ordinal();
+        return i * 4 + (imm ? 2 : 0) + (inv ? 1 : 0);
     }
 
     private OpcodeTable() {
@@ -146,14 +158,8 @@ public final class OpcodeTable {
      */
     public static Opcode find(Transport transport, Operation operation, Position position,
                               boolean immediate, boolean invalidate) {
-        for (int op = 0; op < 32; op++) {
-            Opcode row = ROWS[transport.base() | op];
-            if (row != null && row.operation() == operation && row.position() == position
-                    && row.hasImmediate() == immediate && row.hasInvalidate() == invalidate) {
-                return row;
-            }
-        }
-        return null;
+        // An index computed once: requesters and responders call this for every packet they build.
+        return BY_MEANING[meaning(transport, operation, position, immediate, invalidate)];
     }
 
     /** Every defined opcode, in ascending order of value. */
