@@ -55,23 +55,35 @@ class ReorderBitmapTest {
 
     @Test
     void matchesASetBasedModelUnderRandomArrivals() {
-        Random r = new Random(42);
-        ReorderBitmap b = new ReorderBitmap(128);
+        // Short runs: arrivals a few PSNs around the window, frequent advances.
+        checkAgainstModel(128, 140, 4, 42);
+    }
+
+    @Test
+    void matchesTheModelWithLongRunsThatWrapTheArray() {
+        // Long runs: arrivals spread over the whole window, rare advances, so runs span many
+        // chunks and cross the end of the slot array.
+        checkAgainstModel(1024, 1100, 300, 7);
+    }
+
+    private static void checkAgainstModel(int capacity, int spread, int advanceEvery, long seed) {
+        Random r = new Random(seed);
+        ReorderBitmap b = new ReorderBitmap(capacity);
         int start = 0xFFFF00;
         b.reset(start);
         Set<Integer> model = new HashSet<>();
         int base = start;
         for (int i = 0; i < 200_000; i++) {
-            int psn = Psn.add(base, r.nextInt(140) - 6);
+            int psn = Psn.add(base, r.nextInt(spread) - 6);
             ReorderBitmap.Mark m = b.mark(psn);
             int d = Psn.diff(psn, base);
             ReorderBitmap.Mark expected = d < 0 || model.contains(psn) ? ReorderBitmap.Mark.DUPLICATE
-                    : d >= 128 ? ReorderBitmap.Mark.OUT_OF_RANGE : ReorderBitmap.Mark.NEW;
+                    : d >= capacity ? ReorderBitmap.Mark.OUT_OF_RANGE : ReorderBitmap.Mark.NEW;
             assertEquals(expected, m, "psn " + psn + " base " + base);
             if (m == ReorderBitmap.Mark.NEW) {
                 model.add(psn);
             }
-            if (r.nextInt(4) == 0) {
+            if (r.nextInt(advanceEvery) == 0) {
                 int run = 0;
                 while (model.remove(base)) {
                     base = Psn.next(base);
@@ -85,6 +97,96 @@ class ReorderBitmapTest {
                 }
             }
         }
+    }
+
+    /**
+     * A slot remembers only the lap of the PSN it expects, so every PSN that shares the slot
+     * must still be told apart: across all 2^24 PSNs, only the window's own are NEW.
+     */
+    @Test
+    void everyPsnOutsideTheWindowIsClassifiedExactly() {
+        ReorderBitmap b = new ReorderBitmap(64);
+        b.reset(0xFFFFA0);
+        // Move the window across the PSN wrap, three PSNs at a time arriving in reverse, so
+        // the slots hold laps on both sides of the wrap.
+        for (int k = 0; k < 150; k += 3) {
+            b.mark(Psn.add(0xFFFFA0, k + 2));
+            b.mark(Psn.add(0xFFFFA0, k + 1));
+            assertEquals(0, b.advance());
+            b.mark(Psn.add(0xFFFFA0, k));
+            assertEquals(3, b.advance());
+        }
+        int base = b.base();
+        b.mark(Psn.add(base, 5));
+        b.mark(Psn.add(base, 63));
+        int marked = b.marked();
+        int news = 0;
+        for (int psn = 0; psn <= Psn.MASK; psn++) {
+            int d = Psn.forward(base, psn);
+            if (d < 64) {
+                continue;
+            }
+            ReorderBitmap.Mark expected = d >= Psn.WINDOW ? ReorderBitmap.Mark.DUPLICATE : ReorderBitmap.Mark.OUT_OF_RANGE;
+            ReorderBitmap.Mark m = b.mark(psn);
+            if (m != expected) {
+                assertEquals(expected, m, "psn " + psn + " base " + base);
+            }
+            news += m == ReorderBitmap.Mark.NEW ? 1 : 0;
+        }
+        assertEquals(0, news);
+        assertEquals(marked, b.marked(), "no slot changed");
+        for (int d = 0; d < 64; d++) {
+            ReorderBitmap.Mark expected = d == 5 || d == 63 ? ReorderBitmap.Mark.DUPLICATE : ReorderBitmap.Mark.NEW;
+            assertEquals(expected, b.mark(Psn.add(base, d)), "d " + d);
+        }
+        assertEquals(64, b.advance());
+    }
+
+    @Test
+    void aPsnWiderThan24BitsIsRejectedWithTheReason() {
+        ReorderBitmap b = new ReorderBitmap(64);
+        b.reset(0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.mark(1 << 24));
+        assertTrue(e.getMessage().contains("24-bit"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> b.mark(-1));
+        assertEquals(0, b.marked());
+    }
+
+    @Test
+    void expectedPsnIsConsumedWithTheRunMarkedBehindIt() {
+        ReorderBitmap b = new ReorderBitmap(64);
+        b.reset(0xFFFFFE);
+        assertEquals(1, b.arrive(0xFFFFFE), "in order");
+        assertEquals(0, b.arrive(1), "ahead of the hole at 0xFFFFFF");
+        assertEquals(0, b.arrive(0));
+        assertEquals(ReorderBitmap.ARRIVED_DUPLICATE, b.arrive(1));
+        assertEquals(3, b.arrive(0xFFFFFF), "the hole and the run behind it, across the wrap");
+        assertEquals(2, b.base());
+        assertEquals(ReorderBitmap.ARRIVED_DUPLICATE, b.arrive(0xFFFFFE), "before the window");
+        assertEquals(ReorderBitmap.ARRIVED_OUT_OF_RANGE, b.arrive(2 + 64));
+        b.mark(2);
+        assertEquals(ReorderBitmap.ARRIVED_DUPLICATE, b.arrive(2), "marked but not yet consumed");
+        assertEquals(1, b.advance());
+    }
+
+    @Test
+    void arriveMatchesMarkThenAdvanceUnderRandomArrivals() {
+        Random r = new Random(3);
+        ReorderBitmap one = new ReorderBitmap(256);
+        ReorderBitmap two = new ReorderBitmap(256);
+        one.reset(0xFFFF80);
+        two.reset(0xFFFF80);
+        for (int i = 0; i < 300_000; i++) {
+            // Mostly near the expected PSN, so in-order arrivals, short runs and duplicates mix.
+            int psn = Psn.add(one.base(), r.nextInt(8) == 0 ? r.nextInt(300) - 20 : r.nextInt(3) - 1);
+            ReorderBitmap.Mark m = two.mark(psn);
+            int expected = m == ReorderBitmap.Mark.DUPLICATE ? ReorderBitmap.ARRIVED_DUPLICATE
+                    : m == ReorderBitmap.Mark.OUT_OF_RANGE ? ReorderBitmap.ARRIVED_OUT_OF_RANGE
+                    : two.advance();
+            assertEquals(expected, one.arrive(psn), "psn " + psn);
+            assertEquals(two.base(), one.base());
+        }
+        assertEquals(two.marked(), one.marked());
     }
 
     @Test
