@@ -116,6 +116,10 @@ class ReorderBitmapTest {
             b.mark(Psn.add(0xFFFFA0, k));
             assertEquals(3, b.advance());
         }
+        // Then single-PSN advances, which take the in-order path.
+        for (int k = 0; k < 40; k++) {
+            assertEquals(1, b.arrive(b.base()));
+        }
         int base = b.base();
         b.mark(Psn.add(base, 5));
         b.mark(Psn.add(base, 63));
@@ -187,6 +191,39 @@ class ReorderBitmapTest {
             assertEquals(two.base(), one.base());
         }
         assertEquals(two.marked(), one.marked());
+    }
+
+    /**
+     * The in-order paths consume a PSN without marking a run: the PSN must stay a duplicate, and
+     * its slot must serve the PSN one capacity later, at the far end of the window.
+     */
+    @Test
+    void psnsConsumedOneAtATimeStayDuplicatesAndFreeTheirSlots() {
+        ReorderBitmap b = new ReorderBitmap(64);
+        b.reset(0xFFFFF0);
+        for (int round = 0; round < 5; round++) {
+            int streak = 10 + 37 * round;  // up to 158: longer than the capacity
+            for (int k = 0; k < streak; k++) {
+                int psn = b.base();
+                if ((k & 1) == 0) {
+                    assertEquals(1, b.arrive(psn));
+                } else {
+                    assertEquals(ReorderBitmap.Mark.NEW, b.mark(psn));
+                    assertEquals(1, b.advance());
+                }
+            }
+            int base = b.base();
+            int behind = Psn.add(base, -1 - round);
+            assertEquals(ReorderBitmap.Mark.DUPLICATE, b.mark(behind), "consumed " + behind);
+            assertEquals(ReorderBitmap.Mark.NEW, b.mark(Psn.add(base, 63)), "far end of the window");
+            assertEquals(ReorderBitmap.Mark.OUT_OF_RANGE, b.mark(Psn.add(base, 64)));
+            assertEquals(1, b.marked());
+            assertEquals(Psn.add(base, 63), b.highestMarked());
+            for (int d = 0; d < 63; d++) {
+                b.mark(Psn.add(base, d));
+            }
+            assertEquals(64, b.advance());
+        }
     }
 
     @Test
