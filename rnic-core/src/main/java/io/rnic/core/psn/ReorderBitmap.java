@@ -26,7 +26,7 @@ public final class ReorderBitmap {
     public enum Mark {
         /** First arrival of this PSN inside the window. */
         NEW,
-        /** Already marked, or before the window (already consumed). */
+        /** Already marked, or behind the window: at a serial distance of 2^23 or more ahead. */
         DUPLICATE,
         /** Too far ahead: beyond the window's capacity. */
         OUT_OF_RANGE
@@ -37,7 +37,7 @@ public final class ReorderBitmap {
     /** {@link #arrive} result: the PSN is beyond the window's capacity. */
     public static final int ARRIVED_OUT_OF_RANGE = -2;
 
-    /** Content of a marked slot; never a lap, since laps are non-negative. */
+    /** Content of a marked slot; never a lap, which is non-negative with its slot bits clear. */
     private static final int MARKED = -1;
 
     private final int[] slots;
@@ -119,6 +119,9 @@ public final class ReorderBitmap {
      * expected PSN, by {@link #advance()}, but the in-order case never marks the slot it is about
      * to consume.
      *
+     * <p>If the expected PSN was already marked with {@link #mark} and not yet consumed, this
+     * arrival is its duplicate and consumes nothing: {@link #advance()} does.
+     *
      * @return the number of PSNs consumed: at least 1 if {@code psn} was the expected PSN, 0 if it
      *     was marked ahead of a hole; or {@link #ARRIVED_DUPLICATE} or {@link #ARRIVED_OUT_OF_RANGE}
      * @throws IllegalArgumentException if {@code psn} is not a 24-bit PSN
@@ -166,7 +169,7 @@ public final class ReorderBitmap {
         }
         int lap = nextLap(b ^ j);
         if (s[(j + 1) & m] != MARKED) {
-            // In-order arrival, the common case: only the expected PSN itself.
+            // A run of one, the common case: only the expected PSN itself.
             s[j] = lap;
             base = Psn.next(b);
             return 1;
@@ -199,8 +202,8 @@ public final class ReorderBitmap {
 
     /**
      * The first unmarked PSN at or after {@code from} within the window, or -1 if every PSN from
-     * {@code from} to the end of the window is marked. Used to find holes for selective
-     * retransmission.
+     * {@code from} to the end of the window is marked or {@code from} is outside the window. Used
+     * to find holes for selective retransmission.
      */
     public int nextMissing(int from) {
         int d = (Psn.require(from, "PSN") - base) & Psn.MASK;

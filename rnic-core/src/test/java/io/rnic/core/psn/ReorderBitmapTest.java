@@ -61,8 +61,8 @@ class ReorderBitmapTest {
 
     @Test
     void matchesTheModelWithLongRunsThatWrapTheArray() {
-        // Long runs: arrivals spread over the whole window, rare advances, so runs span many
-        // chunks and cross the end of the slot array.
+        // Long runs: arrivals spread over the whole window, rare advances, so runs are long and
+        // cross the end of the slot array.
         checkAgainstModel(1024, 1100, 300, 7);
     }
 
@@ -74,6 +74,13 @@ class ReorderBitmapTest {
         Set<Integer> model = new HashSet<>();
         int base = start;
         for (int i = 0; i < 200_000; i++) {
+            if (i % 50_000 == 49_999) {
+                // A reset mid-stream starts a clean window anywhere, the wrap included.
+                base = Psn.add(0xFFFFFF, -r.nextInt(3 * capacity));
+                b.reset(base);
+                model.clear();
+                assertEquals(0, b.marked());
+            }
             int psn = Psn.add(base, r.nextInt(spread) - 6);
             ReorderBitmap.Mark m = b.mark(psn);
             int d = Psn.diff(psn, base);
