@@ -19,6 +19,12 @@ public abstract class AbstractWire implements Wire {
     private volatile WireReceiver receiver;
     private volatile boolean tapFailureLogged;
 
+    /** Pooled direct buffers, unless a wire needs another allocator. */
+    @Override
+    public io.netty.buffer.ByteBufAllocator allocator() {
+        return io.netty.buffer.PooledByteBufAllocator.DEFAULT;
+    }
+
     @Override
     public final void receiver(WireReceiver receiver) {
         this.receiver = receiver;

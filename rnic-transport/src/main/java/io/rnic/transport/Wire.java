@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.rnic.core.hca.PacketSink;
 import io.rnic.core.time.Scheduler;
 import java.net.InetSocketAddress;
 
@@ -15,8 +16,10 @@ import java.net.InetSocketAddress;
  *
  * <p>Threading: packets are delivered, and {@link #scheduler()} tasks run, on the wire's one
  * protocol thread (the simulator's thread, or the UDP wire's event loop).
+ *
+ * <p>A wire is the HCA's {@link PacketSink}: the device hands it to the protocol core as it is.
  */
-public interface Wire extends AutoCloseable {
+public interface Wire extends PacketSink, AutoCloseable {
 
     /** The IP address and UDP port this HCA port is bound to; never a wildcard address. */
     InetSocketAddress localAddress();
@@ -29,6 +32,7 @@ public interface Wire extends AutoCloseable {
      * and returns the source port packets will actually carry. The ICRC covers the source port,
      * so senders must compute it with the returned value.
      */
+    @Override
     int openFlow(int preferredSourcePort);
 
     /**
@@ -36,6 +40,7 @@ public interface Wire extends AutoCloseable {
      * {@link #openFlow}). Takes ownership of {@code packet}; the packet is the buffer's readable
      * bytes.
      */
+    @Override
     void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
 
     /** Sets the handler of received packets (replacing any earlier one). */

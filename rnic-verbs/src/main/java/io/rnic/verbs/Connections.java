@@ -14,8 +14,10 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Connection set-up for RC QPs: the out-of-band exchange of {@link ConnectionInfo} (in process
- * or over a TCP socket) and one call that drives a QP from RESET to RTS.
+ * QP set-up: for RC and UC, the out-of-band exchange of {@link ConnectionInfo} (in process or
+ * over a TCP socket) and one call that drives a QP from RESET to RTS connected to its peer; for
+ * UD, one call that drives a QP to RTS with its Q_Key (a UD QP has no peer: each work request
+ * names its destination).
  */
 public final class Connections {
     private Connections() {
@@ -51,6 +53,19 @@ public final class Connections {
         }
         qp.modify(rtr);
         qp.modify(rts);
+    }
+
+    /**
+     * Moves a UD QP from RESET through INIT (P_Key index 0, port 1, {@code qkey}) and RTR to RTS
+     * with send PSN {@code psn}, as {@code ibv_ud_pingpong} does.
+     */
+    public static void readyDatagram(QueuePair qp, int qkey, int psn) {
+        if (qp.type() != io.rnic.core.qp.QpType.UD) {
+            throw new IllegalArgumentException("readyDatagram is for UD QPs; " + qp + " is " + qp.type());
+        }
+        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).qkey(qkey));
+        qp.modify(new QpAttributes().state(QpState.RTR));
+        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(psn & 0xFFFFFF));
     }
 
     /** Connects two QPs in one process to each other, with starting PSNs {@code psnA} and {@code psnB}. */

@@ -14,7 +14,10 @@ package io.rnic.verbs;
  * @param maxQpRdAtom   outstanding READs/atomics a QP may initiate
  * @param maxQpInitRdAtom outstanding READs/atomics a QP may answer
  * @param maxPd         protection domains
+ * @param maxSrqWr      work requests per shared receive queue (the per-queue limit, as for QPs)
+ * @param maxSrqSge     SGEs per shared receive queue work request
  */
 public record DeviceAttributes(int vendorId, int maxQp, int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr,
-                               long maxMrSize, int maxQpRdAtom, int maxQpInitRdAtom, int maxPd) {
+                               long maxMrSize, int maxQpRdAtom, int maxQpInitRdAtom, int maxPd, int maxSrqWr,
+                               int maxSrqSge) {
 }

@@ -49,9 +49,42 @@ public final class ProtectionDomain implements AutoCloseable {
         if (init == null) {
             throw new IllegalArgumentException("QP init attributes are required");
         }
-        QpContext qp = device.hca().createQp(init.type(), core, init.sendCq().core, init.recvCq().core, init.caps(),
-                init.signalAll(), init.endToEndCredits());
+        if (init.sendCq().device() != device || init.recvCq().device() != device
+                || (init.srq() != null && init.srq().pd().device() != device)) {
+            throw new IllegalArgumentException("the QP's CQs and SRQ must belong to its device " + device);
+        }
+        QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core, init.recvCq().core,
+                init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
         return new QueuePair(device, this, init, qp);
+    }
+
+    /**
+     * Creates a shared receive queue in this PD ({@code ibv_create_srq}) holding {@code maxWr}
+     * receive WQEs of up to {@code maxSge} entries, armed at {@code srqLimit} (0: not armed).
+     *
+     * @throws IllegalArgumentException if a size exceeds the device's or the limit exceeds max_wr
+     */
+    public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
+        checkOpen();
+        device.checkOpen();
+        DeviceAttributes d = device.queryDevice();
+        if (maxWr < 1 || maxWr > d.maxSrqWr()) {
+            throw new IllegalArgumentException("SRQ max_wr " + maxWr + " is not in 1.." + d.maxSrqWr() + " (max_srq_wr)");
+        }
+        if (maxSge < 1 || maxSge > d.maxSrqSge()) {
+            throw new IllegalArgumentException("SRQ max_sge " + maxSge + " is not in 1.." + d.maxSrqSge() + " (max_srq_sge)");
+        }
+        return new SharedReceiveQueue(this, new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge,
+                srqLimit));
+    }
+
+    /**
+     * Creates an address handle in this PD ({@code ibv_create_ah}): the destination of datagram
+     * work requests ({@link io.rnic.core.transport.SendWorkRequest#ud}). Close it when done.
+     */
+    public io.rnic.core.transport.AddressHandle createAddressHandle(io.rnic.core.qp.AddressVector av) {
+        checkOpen();
+        return io.rnic.core.transport.AddressHandle.create(core, av);
     }
 
     private void checkOpen() {
@@ -68,7 +101,7 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         if (core.isInUse()) {
             throw new IllegalStateException("protection domain " + core.id() + " is in use by " + core.useCount()
-                    + " memory region(s) or QP(s)");
+                    + " memory region(s), QP(s), SRQ(s) or address handle(s)");
         }
         closed = true;
     }

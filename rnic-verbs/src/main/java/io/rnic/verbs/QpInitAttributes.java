@@ -4,23 +4,31 @@ import io.rnic.core.qp.QpType;
 import io.rnic.core.transport.QpCaps;
 
 /**
- * What {@code ibv_create_qp} needs: type, completion queues, queue sizes, and whether every
- * send WR is signaled.
+ * What {@code ibv_create_qp} needs: type, completion queues, queue sizes, the shared receive
+ * queue if any, and whether every send WR is signaled.
  *
- * @param type      the transport (RC or UC)
+ * @param type      the transport (RC, UC or UD)
  * @param sendCq    where send completions go
- * @param recvCq    where receive completions go
- * @param caps      queue sizes
+ * @param recvCq    where receive completions go (also those of receive WQEs taken from the SRQ)
+ * @param caps      queue sizes ({@code maxRecvWr}/{@code maxRecvSge} are unused with an SRQ)
  * @param signalAll {@code sq_sig_all}
  * @param endToEndCredits advertise receive credits in every AETH and honour the peer's
  *                  (reference §3.1); {@code false} keeps rxe's behaviour: always "invalid", ignore credits
+ * @param srq       the shared receive queue the QP's messages take receive WQEs from, or
+ *                  {@code null} for a receive queue of its own
  */
 public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCaps caps,
-                               boolean signalAll, boolean endToEndCredits) {
+                               boolean signalAll, boolean endToEndCredits, SharedReceiveQueue srq) {
     public QpInitAttributes {
         if (type == null || sendCq == null || recvCq == null || caps == null) {
             throw new IllegalArgumentException("type, sendCq, recvCq and caps are required");
         }
+    }
+
+    /** As the canonical constructor, without an SRQ. */
+    public QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCaps caps,
+                            boolean signalAll, boolean endToEndCredits) {
+        this(type, sendCq, recvCq, caps, signalAll, endToEndCredits, null);
     }
 
     /** An RC QP with default queue sizes. */
@@ -33,16 +41,26 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
         return new QpInitAttributes(QpType.UC, sendCq, recvCq, QpCaps.defaults(), false, true);
     }
 
+    /** A UD QP with default queue sizes. */
+    public static QpInitAttributes ud(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new QpInitAttributes(QpType.UD, sendCq, recvCq, QpCaps.defaults(), false, true);
+    }
+
     public QpInitAttributes withCaps(QpCaps c) {
-        return new QpInitAttributes(type, sendCq, recvCq, c, signalAll, endToEndCredits);
+        return new QpInitAttributes(type, sendCq, recvCq, c, signalAll, endToEndCredits, srq);
     }
 
     public QpInitAttributes withSignalAll(boolean all) {
-        return new QpInitAttributes(type, sendCq, recvCq, caps, all, endToEndCredits);
+        return new QpInitAttributes(type, sendCq, recvCq, caps, all, endToEndCredits, srq);
     }
 
     /** With or without end-to-end credit flow control ({@code false}: rxe-compatible). */
     public QpInitAttributes withEndToEndCredits(boolean on) {
-        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, on);
+        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, on, srq);
+    }
+
+    /** Taking receive WQEs from {@code s} instead of a queue of its own ({@code init_attr.srq}). */
+    public QpInitAttributes withSrq(SharedReceiveQueue s) {
+        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, endToEndCredits, s);
     }
 }

@@ -67,9 +67,10 @@ public final class QueuePair implements AutoCloseable {
         if (attrs == null) {
             throw new IllegalArgumentException("attributes are required");
         }
-        if ((mask & QpAttrMask.DEST_QPN) != 0) {
+        int flow = core.flowToOpen(attrs, mask);
+        if (flow >= 0) {
             // Bind the flow's source port here: the protocol thread must not block on a bind.
-            device.wire().openFlow(QpContext.udpSourcePort(core.qpn(), attrs.destQpn()));
+            device.wire().openFlow(flow);
         }
         QpAttributes copy = new QpAttributes().copyFrom(attrs);
         device.onProtocolThread(() -> {
@@ -119,7 +120,6 @@ public final class QueuePair implements AutoCloseable {
             core.destroy();
             return null;
         });
-        device.hca().removeQp(core);
     }
 
     @Override

@@ -1,14 +1,9 @@
 package io.rnic.verbs;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.rnic.core.hca.AsyncEvent;
 import io.rnic.core.hca.Counters;
 import io.rnic.core.hca.Hca;
-import io.rnic.core.hca.PacketOutput;
 import io.rnic.transport.Wire;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,25 +42,10 @@ public final class RdmaDevice implements AutoCloseable {
     private RdmaDevice(Wire wire, DeviceConfig config) {
         this.wire = wire;
         this.config = config;
-        PacketOutput out = new PacketOutput() {
-            @Override
-            public ByteBufAllocator allocator() {
-                return PooledByteBufAllocator.DEFAULT;
-            }
-
-            @Override
-            public int openFlow(int preferredSourcePort) {
-                return wire.openFlow(preferredSourcePort);
-            }
-
-            @Override
-            public void transmit(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
-                wire.send(packet, sourcePort, destination);
-            }
-        };
+        // The wire is the core's packet sink as it is.
         this.hca = config.keyRandom() == null
-                ? new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), out)
-                : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), out,
+                ? new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire)
+                : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire,
                         config.keyRandom());
         hca.icrcPolicy(config.icrcPolicy());
         hca.asyncListener(this::dispatch);
@@ -121,7 +101,7 @@ public final class RdmaDevice implements AutoCloseable {
     public DeviceAttributes queryDevice() {
         var l = config.limits();
         return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCqe(), l.maxCqe(), l.maxMr(),
-                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16);
+                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16, l.maxQpWr(), l.maxSge());
     }
 
     public PortAttributes queryPort() {

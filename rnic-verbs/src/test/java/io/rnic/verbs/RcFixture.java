@@ -1,38 +1,11 @@
 package io.rnic.verbs;
 
-import io.rnic.core.memory.AccessFlags;
 import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.transport.sim.SimNetwork;
-import io.rnic.transport.sim.SimWire;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
-/**
- * Two devices on a simulated network with one connected RC QP each, a 1 MiB registered buffer
- * on each side, and helpers that run virtual time until completions arrive.
- */
-final class RcFixture implements AutoCloseable {
-    static final int BUF = 1 << 20;
-    static final int ALL_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ
-            | AccessFlags.REMOTE_ATOMIC;
-
-    final SimNetwork net;
-    final SimWire wireA;
-    final SimWire wireB;
-    final RdmaDevice a;
-    final RdmaDevice b;
-    final ProtectionDomain pdA;
-    final ProtectionDomain pdB;
-    final CompletionQueue cqA;
-    final CompletionQueue cqB;
+/** A {@link SimPair} with one connected RC QP on each side. */
+final class RcFixture extends SimPair {
     final QueuePair qpA;
     final QueuePair qpB;
-    final ByteBuffer bufA = ByteBuffer.allocateDirect(BUF);
-    final ByteBuffer bufB = ByteBuffer.allocate(BUF);
-    final MemoryRegion mrA;
-    final MemoryRegion mrB;
 
     RcFixture(long seed) {
         this(seed, RcOptions.defaults(), 0x100, 0x200);
@@ -43,62 +16,9 @@ final class RcFixture implements AutoCloseable {
     }
 
     RcFixture(long seed, RcOptions options, int psnA, int psnB, QpCaps caps) {
-        net = new SimNetwork(seed);
-        wireA = net.attach("10.0.0.2");
-        wireB = net.attach("10.0.0.3");
-        a = RdmaDevice.open(wireA, DeviceConfig.defaults().withKeySeed(seed));
-        b = RdmaDevice.open(wireB, DeviceConfig.defaults().withKeySeed(seed + 1));
-        pdA = a.allocPd();
-        pdB = b.allocPd();
-        cqA = a.createCq(4096);
-        cqB = b.createCq(4096);
+        super(seed);
         qpA = pdA.createQp(QpInitAttributes.rc(cqA, cqA).withCaps(caps));
         qpB = pdB.createQp(QpInitAttributes.rc(cqB, cqB).withCaps(caps));
-        mrA = pdA.registerMemory(bufA, ALL_ACCESS);
-        mrB = pdB.registerMemory(bufB, ALL_ACCESS);
         Connections.connectPair(qpA, mrA, psnA, qpB, mrB, psnB, options);
-    }
-
-    /** Runs virtual time until {@code cq} holds {@code n} completions (or 60 virtual seconds pass). */
-    List<WorkCompletion> await(CompletionQueue cq, int n) {
-        net.scheduler().runUntil(() -> cq.size() >= n, 60_000_000_000L);
-        List<WorkCompletion> out = new ArrayList<>();
-        WorkCompletion wc = new WorkCompletion();
-        while (out.size() < n && cq.poll(wc)) {
-            out.add(new WorkCompletion().set(wc));
-        }
-        if (out.size() < n) {
-            throw new AssertionError("expected " + n + " completions, got " + out + "; A: " + a.counters() + " B: " + b.counters());
-        }
-        return out;
-    }
-
-    WorkCompletion await(CompletionQueue cq) {
-        return await(cq, 1).get(0);
-    }
-
-    /** Runs the network until nothing is pending. */
-    void settle() {
-        net.scheduler().runUntil(() -> false, 10_000_000_000L);
-    }
-
-    static void fill(ByteBuffer b, int off, int len, int seed) {
-        for (int i = 0; i < len; i++) {
-            b.put(off + i, (byte) (seed + i * 31));
-        }
-    }
-
-    static boolean same(ByteBuffer x, int xo, ByteBuffer y, int yo, int len) {
-        for (int i = 0; i < len; i++) {
-            if (x.get(xo + i) != y.get(yo + i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    @Override
-    public void close() {
-        net.close();
     }
 }

@@ -19,6 +19,7 @@ public enum Counter {
     RDMA_SENDS("rdma_sends"),
     RDMA_RECVS("rdma_recvs"),
     BAD_PKEY_CNTR("bad_pkey_cntr"),
+    /** Datagrams whose DETH Q_Key was not the receiving QP's (dropped). */
     QKEY_VIOL_CNTR("qkey_viol_cntr"),
     /** Packets whose ICRC did not match (rxe drops these without counting). */
     RCVD_ICRC_ERR("rcvd_icrc_err"),
@@ -41,7 +42,9 @@ public enum Counter {
     ATOMICS_EXECUTED("atomics_executed"),
     DUPLICATE_RESPONSE("duplicate_response"),
     GHOST_RESPONSE("ghost_response"),
-    IMPLIED_NAK("implied_nak");
+    IMPLIED_NAK("implied_nak"),
+    /** Datagrams larger than the port MTU, completed without being sent (C10-93.1.1). */
+    OVERSIZED_DATAGRAMS("oversized_datagrams");
 
     private final String rxeName;
 

@@ -12,10 +12,6 @@ import io.rnic.core.packet.PacketEncoder;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.time.Scheduler;
-import io.rnic.core.transport.CompletionQueue;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.QpContext;
-import io.rnic.core.qp.QpType;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.SplittableRandom;
@@ -25,9 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The protocol core of one emulated HCA with one port: receive path checks, the QP table, keys,
- * P_Keys and counters. It has no thread of its own: every method except the key table's
- * registration runs on the thread of its {@link Scheduler}, which is also where packets arrive.
+ * The protocol core of one emulated HCA with one port: the receive path up to the destination
+ * QP (decode, ICRC, QP number lookup), the table of QP numbers, keys, P_Keys, counters and the
+ * packet sink. It knows nothing of transports: a QP registers a {@link QpEndpoint} under the
+ * number it reserved, and everything past the lookup is the endpoint's. It has no thread of its
+ * own: every method except the key table's registration and the number table runs on the thread
+ * of its {@link Scheduler}, which is also where packets arrive.
  */
 public final class Hca {
     private static final Logger LOG = LoggerFactory.getLogger(Hca.class);
@@ -37,7 +36,7 @@ public final class Hca {
     private final InetAddress address;
     private final HcaLimits limits;
     private final Scheduler scheduler;
-    private final PacketOutput output;
+    private final PacketSink sink;
     private final KeyTable keys;
     private final PKeyTable pkeys;
     private final Counters counters = new Counters();
@@ -51,18 +50,19 @@ public final class Hca {
     private InetAddress rxDestination;
     private final Object atomicLock = new Object();
     private volatile IcrcPolicy icrcPolicy = IcrcPolicy.STRICT;
-    private volatile QpContext[] qps = new QpContext[64];
+    private volatile QpEndpoint[] qps = new QpEndpoint[64];
     private int nextQpn = FIRST_QPN;
     private int liveQps;
+    private int nextSrqn = 1;
     private int internalErrors;
     private volatile Consumer<AsyncEvent> asyncListener = e -> LOG.debug("async event {}", e);
 
-    public Hca(InetAddress address, HcaLimits limits, PKeyTable pkeys, Scheduler scheduler, PacketOutput output) {
-        this(address, limits, pkeys, scheduler, output, new SplittableRandom(new SecureRandom().nextLong()));
+    public Hca(InetAddress address, HcaLimits limits, PKeyTable pkeys, Scheduler scheduler, PacketSink sink) {
+        this(address, limits, pkeys, scheduler, sink, new SplittableRandom(new SecureRandom().nextLong()));
     }
 
     /** As above with a given random source for memory keys (tests seed it). */
-    public Hca(InetAddress address, HcaLimits limits, PKeyTable pkeys, Scheduler scheduler, PacketOutput output,
+    public Hca(InetAddress address, HcaLimits limits, PKeyTable pkeys, Scheduler scheduler, PacketSink sink,
                java.util.random.RandomGenerator keyRandom) {
         if (address == null || address.isAnyLocalAddress()) {
             throw new IllegalArgumentException("an HCA needs a concrete IP address, got " + address);
@@ -71,7 +71,7 @@ public final class Hca {
         this.limits = limits;
         this.pkeys = pkeys;
         this.scheduler = scheduler;
-        this.output = output;
+        this.sink = java.util.Objects.requireNonNull(sink, "sink");
         this.keys = new KeyTable(keyRandom, limits.maxMr());
     }
 
@@ -87,8 +87,9 @@ public final class Hca {
         return scheduler;
     }
 
-    public PacketOutput output() {
-        return output;
+    /** Where this HCA's packets go (the wire). */
+    public PacketSink sink() {
+        return sink;
     }
 
     public KeyTable keys() {
@@ -138,60 +139,65 @@ public final class Hca {
         }
     }
 
-    /** Creates a QP; callable from any thread, the QP starts in RESET. */
-    public synchronized QpContext createQp(QpType type, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
-                                           QpCaps caps, boolean signalAll, boolean endToEndCredits) {
+    /**
+     * Reserves the next QP number for a QP about to be created; callable from any thread. QP
+     * numbers are not reused.
+     *
+     * @throws IllegalStateException when the device's QPs (max_qp) or the 2^24 numbers are used up
+     */
+    public synchronized int reserveQpn() {
         if (liveQps >= limits.maxQp()) {
             throw new IllegalStateException("all " + limits.maxQp() + " QPs of the device are in use");
-        }
-        if (caps.maxSendWr() > limits.maxQpWr() || caps.maxRecvWr() > limits.maxQpWr()) {
-            throw new IllegalArgumentException("max_send_wr/max_recv_wr " + caps.maxSendWr() + "/" + caps.maxRecvWr()
-                    + " exceed the device's max_qp_wr " + limits.maxQpWr());
-        }
-        if (caps.maxSendSge() > limits.maxSge() || caps.maxRecvSge() > limits.maxSge()) {
-            throw new IllegalArgumentException("max SGEs " + caps.maxSendSge() + "/" + caps.maxRecvSge()
-                    + " exceed the device's max_sge " + limits.maxSge());
         }
         if (nextQpn > io.rnic.core.psn.Psn.MASK) {
             throw new IllegalStateException("all 2^24 QP numbers have been used on this device");
         }
-        int qpn = nextQpn++;
-        QpContext qp = new QpContext(this, qpn, type, pd, sendCq, recvCq, caps, signalAll, endToEndCredits);
-        QpContext[] table = qps;
+        liveQps++;
+        return nextQpn++;
+    }
+
+    /** Gives back a number from {@link #reserveQpn} whose QP could not be created after all. */
+    public synchronized void unreserveQpn(int qpn) {
+        liveQps--;
+    }
+
+    /** Routes packets addressed to {@code qpn} (a reserved number) to {@code endpoint}. */
+    public synchronized void attach(int qpn, QpEndpoint endpoint) {
+        QpEndpoint[] table = qps;
         if (qpn >= table.length) {
             table = java.util.Arrays.copyOf(table, Math.max(table.length * 2, qpn + 1));
         }
-        table[qpn] = qp;
+        table[qpn] = java.util.Objects.requireNonNull(endpoint, "endpoint");
         qps = table;
-        liveQps++;
-        pd.retain();
-        sendCq.attach();
-        recvCq.attach();
-        return qp;
     }
 
-    /** Removes a destroyed QP from the table; its number is not reused. */
-    public synchronized void removeQp(QpContext qp) {
-        QpContext[] table = qps;
-        if (qp.qpn() < table.length && table[qp.qpn()] == qp) {
-            table[qp.qpn()] = null;
+    /** Removes a destroyed QP's number from the table; later packets for it are counted as unknown. */
+    public synchronized void detach(int qpn) {
+        QpEndpoint[] table = qps;
+        if (qpn >= 0 && qpn < table.length && table[qpn] != null) {
+            table[qpn] = null;
             liveQps--;
-            qp.pd().release();
-            qp.sendCq().detach();
-            qp.recvCq().detach();
         }
     }
 
-    /** The QP with number {@code qpn}, or {@code null}. */
-    public QpContext qp(int qpn) {
-        QpContext[] table = qps;
+    /** The endpoint of QP {@code qpn}, or {@code null}. */
+    public QpEndpoint endpoint(int qpn) {
+        QpEndpoint[] table = qps;
         return qpn >= 0 && qpn < table.length ? table[qpn] : null;
+    }
+
+    /** The next shared receive queue number (24 bits, as XRCETH carries them). */
+    public synchronized int reserveSrqn() {
+        if (nextSrqn > io.rnic.core.psn.Psn.MASK) {
+            throw new IllegalStateException("all 2^24 SRQ numbers have been used on this device");
+        }
+        return nextSrqn++;
     }
 
     /** Sends a packet built by a QP. */
     public void transmit(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
         counters.inc(Counter.SENT_PKTS);
-        output.transmit(packet, sourcePort, destination);
+        sink.send(packet, sourcePort, destination);
     }
 
     /**
@@ -238,25 +244,12 @@ public final class Hca {
             return;
         }
         counters.inc(Counter.RCVD_PKTS);
-        QpContext qp = qp(rx.bth().destQp());
+        QpEndpoint qp = endpoint(rx.bth().destQp());
         if (qp == null) {
             counters.inc(Counter.RCVD_UNKNOWN_QP);
             return;
         }
-        if (rx.opcode().transport() != qp.transport()) {
-            counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
-            return;
-        }
-        InetSocketAddress remote = qp.remote();
-        if (remote == null || !remote.getAddress().equals(source.getAddress())) {
-            counters.inc(Counter.RCVD_ADDR_MISMATCH);
-            return;
-        }
-        if (!PKeyTable.matches(rx.bth().pkey(), qp.pkey())) {
-            counters.inc(Counter.BAD_PKEY_CNTR);
-            return;
-        }
-        qp.receive(rx);
+        qp.receive(rx, rxPseudo);
     }
 
     private boolean icrcOk(ByteBuf buf, int off, int len, InetSocketAddress source, InetSocketAddress destination) {

@@ -1,35 +1,30 @@
 package io.rnic.core.memory;
 
 import io.rnic.core.packet.AethSyndrome;
-import io.rnic.core.transport.WcStatus;
 
 /**
- * The outcome of {@link MemoryAccess#check}, with what each failure turns into (reference §8.3,
- * §3.3, §7.1): on the responder a NAK code, which the requester reports as
- * {@link #remoteStatus()}; on a local SGE a completion with {@link #localStatus()}.
+ * The outcome of {@link MemoryAccess#check}, with the NAK code a responder answers a failure
+ * with (reference §8.3, §3.3). The completion statuses the failures turn into are the
+ * transport's business (its {@code AccessStatuses} table).
  */
 public enum AccessResult {
     /** The access is allowed. */
-    OK(-1, WcStatus.SUCCESS, WcStatus.SUCCESS),
+    OK(-1),
     /** No region has the key (bad index, stale key byte) or the region was deregistered. */
-    INVALID_KEY(AethSyndrome.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, WcStatus.LOC_PROT_ERR),
+    INVALID_KEY(AethSyndrome.NAK_REMOTE_ACCESS_ERROR),
     /** The region belongs to another protection domain than the QP. */
-    PD_MISMATCH(AethSyndrome.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, WcStatus.LOC_PROT_ERR),
+    PD_MISMATCH(AethSyndrome.NAK_REMOTE_ACCESS_ERROR),
     /** The addressed range is not inside the region. */
-    OUT_OF_BOUNDS(AethSyndrome.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, WcStatus.LOC_PROT_ERR),
+    OUT_OF_BOUNDS(AethSyndrome.NAK_REMOTE_ACCESS_ERROR),
     /** The region's access flags lack a required right. */
-    ACCESS_DENIED(AethSyndrome.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, WcStatus.LOC_PROT_ERR),
+    ACCESS_DENIED(AethSyndrome.NAK_REMOTE_ACCESS_ERROR),
     /** The address is not aligned as required (atomics: 8 bytes); rxe answers Invalid Request. */
-    MISALIGNED(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, WcStatus.LOC_PROT_ERR);
+    MISALIGNED(AethSyndrome.NAK_INVALID_REQUEST);
 
     private final int nakCode;
-    private final WcStatus remoteStatus;
-    private final WcStatus localStatus;
 
-    AccessResult(int nakCode, WcStatus remoteStatus, WcStatus localStatus) {
+    AccessResult(int nakCode) {
         this.nakCode = nakCode;
-        this.remoteStatus = remoteStatus;
-        this.localStatus = localStatus;
     }
 
     /** True for {@link #OK}. */
@@ -43,21 +38,5 @@ public enum AccessResult {
      */
     public int nakCode() {
         return nakCode;
-    }
-
-    /**
-     * The status of the requester's completion when the responder rejected its request with this
-     * result ({@link WcStatus#SUCCESS} for {@link #OK}).
-     */
-    public WcStatus remoteStatus() {
-        return remoteStatus;
-    }
-
-    /**
-     * The status of a completion whose local SGE (lkey) failed this way: always
-     * {@link WcStatus#LOC_PROT_ERR} ({@link WcStatus#SUCCESS} for {@link #OK}).
-     */
-    public WcStatus localStatus() {
-        return localStatus;
     }
 }

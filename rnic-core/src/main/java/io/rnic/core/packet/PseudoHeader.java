@@ -82,6 +82,23 @@ public final class PseudoHeader {
         return destinationPort;
     }
 
+    /**
+     * True if the source address is {@code address} (4 bytes for IPv4, 16 for IPv6), compared
+     * without allocating.
+     */
+    public boolean sourceEquals(byte[] address) {
+        int n = ipv6 ? 16 : 4;
+        if (address.length != n) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (source[i] != address[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A copy of the source address bytes (4 or 16). */
     public InetAddress source() {
         return address(source);
@@ -151,6 +168,21 @@ public final class PseudoHeader {
         out[p + 6] = 0;
         out[p + 7] = 0;
         return p + 8 - off;
+    }
+
+    /**
+     * The header checksum of the 20-byte IPv4 header at {@code out[off..]}, whose checksum field
+     * reads 0 (as {@link #write} leaves it); store it at {@code off + 10}.
+     */
+    public static int ipv4Checksum(byte[] out, int off) {
+        int sum = 0;
+        for (int i = off; i < off + 20; i += 2) {
+            sum += ((out[i] & 0xFF) << 8) | (out[i + 1] & 0xFF);
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return ~sum & 0xFFFF;
     }
 
     private InetAddress address(byte[] bytes) {

@@ -8,12 +8,13 @@ import io.rnic.core.packet.Position;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
 import io.rnic.core.psn.ResponseRegion;
-import io.rnic.core.time.Scheduler;
+import io.rnic.core.psn.RequesterPsnWindow;
 
 /**
  * The completer (rxe's {@code rxe_comp.c}): matches responses against the oldest outstanding
  * WQEs, places READ data and atomic results, completes WQEs in order, and drives
- * retransmission on NAKs, implied NAKs, RNR NAKs and the local ACK timeout.
+ * retransmission on NAKs, implied NAKs, RNR NAKs and the local ACK timeout. Its budgets and
+ * timers live in the QP's {@link ReliabilityContext}.
  */
 final class Completer {
     /** The completer's states for one response. */
@@ -49,38 +50,30 @@ final class Completer {
     };
 
     private final QpContext qp;
-    private int retryLeft;
-    private int rnrLeft;
-    private long ackDeadline;
-    private Scheduler.Timer ackTimer;
-    private Scheduler.Timer rnrTimer;
-    private boolean timerPending;
+    private final ReliabilityContext rel;
+    private final RequesterPsnWindow window;
     private final Runnable onAckTimer = this::ackTimerFired;
 
     private SendWqe wqe;
     private int retryPsn;
-    /**
-     * The PSN a NAK or an implied NAK last restarted the send queue from, until progress or a
-     * timeout: further evidence of the same loss (the rest of the old response stream, or a
-     * duplicated NAK) must not restart it again and spend another retry (rxe's started_retry).
-     */
-    private int impliedRetryPsn = -1;
     private WcStatus errorStatus;
     private int rnrTimerCode;
 
     Completer(QpContext qp) {
         this.qp = qp;
+        this.rel = qp.rel;
+        this.window = qp.rel.sendWindow;
     }
 
     void start() {
-        retryLeft = qp.attrs.retryCnt();
-        rnrLeft = qp.attrs.rnrRetry();
+        rel.retryLeft = qp.attrs.retryCnt();
+        rel.rnrLeft = qp.attrs.rnrRetry();
     }
 
     /** New RTS/SQD attributes: reload the retry budgets. */
     void attributesChanged() {
-        retryLeft = qp.attrs.retryCnt();
-        rnrLeft = qp.attrs.rnrRetry();
+        rel.retryLeft = qp.attrs.retryCnt();
+        rel.rnrLeft = qp.attrs.rnrRetry();
     }
 
     void reset() {
@@ -88,15 +81,7 @@ final class Completer {
     }
 
     void stop() {
-        if (ackTimer != null) {
-            ackTimer.cancel();
-            ackTimer = null;
-        }
-        timerPending = false;
-        if (rnrTimer != null) {
-            rnrTimer.cancel();
-            rnrTimer = null;
-        }
+        rel.stopTimers();
     }
 
     /** Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout; 0 means no timer. */
@@ -111,42 +96,42 @@ final class Completer {
         if (t == 0) {
             return;
         }
-        ackDeadline = qp.hca.scheduler().nanoTime() + t;
-        if (!timerPending) {
-            timerPending = true;
-            ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+        rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
+        if (!rel.ackTimerPending) {
+            rel.ackTimerPending = true;
+            rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
         }
     }
 
     private void progress() {
-        impliedRetryPsn = -1;
-        retryLeft = qp.attrs.retryCnt();
-        rnrLeft = qp.attrs.rnrRetry();
+        rel.impliedRetryPsn = -1;
+        rel.retryLeft = qp.attrs.retryCnt();
+        rel.rnrLeft = qp.attrs.rnrRetry();
         long t = timeoutNanos();
         if (t != 0) {
-            ackDeadline = qp.hca.scheduler().nanoTime() + t;
+            rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
         }
     }
 
     private void ackTimerFired() {
-        timerPending = false;
-        ackTimer = null;
+        rel.ackTimerPending = false;
+        rel.ackTimer = null;
         if (qp.state == io.rnic.core.qp.QpState.ERR || qp.state == io.rnic.core.qp.QpState.RESET) {
             return;
         }
-        if (qp.requester.window.inFlight() == 0) {
+        if (window.inFlight() == 0) {
             return;
         }
         long now = qp.hca.scheduler().nanoTime();
-        if (qp.requester.rnrWait || now < ackDeadline) {
-            timerPending = true;
-            long wait = qp.requester.rnrWait ? timeoutNanos() : ackDeadline - now;
-            ackTimer = qp.hca.scheduler().schedule(wait, onAckTimer);
+        if (rel.rnrWait || now < rel.ackDeadline) {
+            rel.ackTimerPending = true;
+            long wait = rel.rnrWait ? timeoutNanos() : rel.ackDeadline - now;
+            rel.ackTimer = qp.hca.scheduler().schedule(wait, onAckTimer);
             return;
         }
         qp.hca.counters().inc(Counter.LOCAL_ACK_TIMEOUTS);
-        impliedRetryPsn = -1;
-        retryPsn = qp.requester.window.oldestUnacked();
+        rel.impliedRetryPsn = -1;
+        retryPsn = window.oldestUnacked();
         wqe = oldestSent();
         runFrom(State.CHECK_RETRY, null);
     }
@@ -154,7 +139,7 @@ final class Completer {
     /** Handles a response packet (ACK, NAK, READ response, atomic ACK). */
     void onResponse(RocePacket p) {
         int psn = p.bth().psn();
-        ResponseRegion region = qp.requester.window.classify(psn);
+        ResponseRegion region = window.classify(psn);
         if (region == ResponseRegion.DUPLICATE) {
             qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
             // A duplicate is dropped, but the credits it carries still count (seed 000 §2.6.2).
@@ -198,11 +183,11 @@ final class Completer {
                 case READ -> s = read(p, psn);
                 case ATOMIC -> {
                     wqe.sgl.putLong(p.atomicAckEth().originalData());
-                    qp.requester.window.acknowledge(psn);
+                    window.acknowledge(psn);
                     s = State.COMP_WQE;
                 }
                 case WRITE_SEND -> {
-                    qp.requester.window.acknowledge(psn);
+                    window.acknowledge(psn);
                     progress();
                     s = psn == wqe.lastPsn ? State.COMP_WQE : State.DONE;
                 }
@@ -220,7 +205,7 @@ final class Completer {
                 case RNR_RETRY -> s = rnrRetry();
                 case ERROR -> {
                     if (wqe != null) {
-                        qp.completeSend(wqe, errorStatus);
+                        qp.completions.completeSend(wqe, errorStatus);
                     }
                     qp.moveToError(AsyncEvent.Type.QP_FATAL);
                     s = State.DONE;
@@ -240,7 +225,7 @@ final class Completer {
             if (wqe.state != SendWqe.State.SENT) {
                 return State.DONE; // an ACK cannot cover a message not fully sent; stale
             }
-            qp.requester.window.acknowledge(wqe.lastPsn);
+            window.acknowledge(wqe.lastPsn);
             progress();
             return State.COMP_WQE;
         }
@@ -292,25 +277,25 @@ final class Completer {
         int value = AethSyndrome.value(syn);
         if (type == AethSyndrome.TYPE_RNR_NAK) {
             qp.hca.counters().inc(Counter.RCVD_RNR_ERR);
-            qp.requester.window.acknowledgeBefore(psn);
+            window.acknowledgeBefore(psn);
             retryPsn = psn;
             rnrTimerCode = value;
             return State.RNR_RETRY;
         }
         qp.hca.counters().inc(Counter.RCVD_NAKS);
         if (type == AethSyndrome.TYPE_NAK && value == AethSyndrome.NAK_PSN_SEQUENCE_ERROR) {
-            if (Psn.isAfter(psn, qp.requester.window.oldestUnacked())) {
+            if (Psn.isAfter(psn, window.oldestUnacked())) {
                 // The NAK implicitly acknowledges everything before its PSN: forward progress.
                 qp.hca.counters().inc(Counter.RCVD_SEQ_ERR);
-                qp.requester.window.acknowledgeBefore(psn);
+                window.acknowledgeBefore(psn);
                 progress();
             }
             completeCoveredBefore(psn);
-            if (impliedRetryPsn == psn) {
+            if (rel.impliedRetryPsn == psn) {
                 qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE); // a retry from this PSN is under way
                 return State.DONE;
             }
-            impliedRetryPsn = psn;
+            rel.impliedRetryPsn = psn;
             retryPsn = psn;
             return State.CHECK_RETRY;
         }
@@ -362,19 +347,19 @@ final class Completer {
             wqe.sgl.scatter(wqe.readPlaced, p.buffer(), p.payloadOffset(), len);
         }
         wqe.readPlaced += len;
-        qp.requester.window.acknowledge(psn);
+        window.acknowledge(psn);
         progress();
         return last ? State.COMP_WQE : State.DONE;
     }
 
     /** A response beyond {@code expected} means the ones before it were lost: retry once per loss. */
     private State impliedNak(int expected) {
-        if (impliedRetryPsn == expected) {
+        if (rel.impliedRetryPsn == expected) {
             qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE); // the old stream, already being retried
             return State.DONE;
         }
         qp.hca.counters().inc(Counter.IMPLIED_NAK);
-        impliedRetryPsn = expected;
+        rel.impliedRetryPsn = expected;
         retryPsn = expected;
         return State.CHECK_RETRY;
     }
@@ -394,8 +379,8 @@ final class Completer {
         if (Requester.takesReceiveWqe(wqe)) {
             qp.requester.rwqeMessagesOutstanding--;
         }
-        qp.requester.window.acknowledge(wqe.lastPsn);
-        qp.completeSend(wqe, WcStatus.SUCCESS);
+        window.acknowledge(wqe.lastPsn);
+        qp.completions.completeSend(wqe, WcStatus.SUCCESS);
         qp.requester.checkDrained();
     }
 
@@ -403,12 +388,12 @@ final class Completer {
         if (wqe == null) {
             return State.DONE;
         }
-        if (retryLeft == 0) {
+        if (rel.retryLeft == 0) {
             qp.hca.counters().inc(Counter.RETRY_EXCEEDED_ERR);
             errorStatus = WcStatus.RETRY_EXC_ERR;
             return State.ERROR;
         }
-        retryLeft--;
+        rel.retryLeft--;
         qp.hca.counters().inc(Counter.COMPLETER_RETRY_ERR);
         qp.requester.rewind(retryPsn);
         qp.requester.run();
@@ -416,23 +401,23 @@ final class Completer {
     }
 
     private State rnrRetry() {
-        if (rnrLeft == 0) {
+        if (rel.rnrLeft == 0) {
             qp.hca.counters().inc(Counter.RETRY_RNR_EXCEEDED_ERR);
             errorStatus = WcStatus.RNR_RETRY_EXC_ERR;
             return State.ERROR;
         }
-        if (rnrLeft != 7) { // 7 means retry forever
-            rnrLeft--;
+        if (rel.rnrLeft != 7) { // 7 means retry forever
+            rel.rnrLeft--;
         }
-        if (qp.requester.rnrWait) {
+        if (rel.rnrWait) {
             return State.DONE;
         }
-        qp.requester.rnrWait = true;
+        rel.rnrWait = true;
         int psn = retryPsn;
         long delay = AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L;
-        rnrTimer = qp.hca.scheduler().schedule(delay, () -> {
-            rnrTimer = null;
-            qp.requester.rnrWait = false;
+        rel.rnrTimer = qp.hca.scheduler().schedule(delay, () -> {
+            rel.rnrTimer = null;
+            rel.rnrWait = false;
             if (qp.state == io.rnic.core.qp.QpState.ERR) {
                 return;
             }
@@ -446,7 +431,7 @@ final class Completer {
     private void packetSentDeadlineReset() {
         long t = timeoutNanos();
         if (t != 0) {
-            ackDeadline = qp.hca.scheduler().nanoTime() + t;
+            rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
         }
     }
 }

@@ -17,7 +17,9 @@ import io.rnic.core.qp.QpState;
  * The requester (rxe's {@code rxe_req.c}): turns send WQEs into request packets in order,
  * assigns PSNs, and respects the limits on PSNs in flight, outstanding READs and atomics, and
  * fences. Retransmission rewinds it to a PSN; it then resends the same packets with the same
- * PSNs (a partially answered READ is re-requested for its remainder).
+ * PSNs (a partially answered READ is re-requested for its remainder). Its PSN window and
+ * retry state live in the QP's {@link ReliabilityContext}; where its packets go is the QP's
+ * {@link Addressing}.
  */
 final class Requester {
     /** The requester's states; {@link #run()} steps through them until it must wait. */
@@ -26,6 +28,11 @@ final class Requester {
         NEXT_WQE,
         /** Check the WQE's local buffers once before any packet goes out. */
         CHECK_LOCAL,
+        /**
+         * A datagram larger than the port MTU is not sent at all and completes successfully
+         * (C10-93.1.1); its PSN is used up as if it had been.
+         */
+        SKIP_OVERSIZED,
         /** A fenced WQE waits for earlier READs and atomics to complete. */
         CHECK_FENCE,
         /** A READ or atomic waits for a free max_rd_atomic slot. */
@@ -46,14 +53,12 @@ final class Requester {
     static final int MAX_PACKETS_PER_ACK = 64;
 
     private final QpContext qp;
-    final RequesterPsnWindow window = new RequesterPsnWindow(128);
+    private final ReliabilityContext rel;
+    private final RequesterPsnWindow window;
     /** Index in the send queue of the WQE being sent. */
     long cursor;
     /** READ and atomic WQEs sent and not yet completed. */
     int rdAtomicOutstanding;
-    private int packetsSinceAckReq;
-    /** Waiting out an RNR NAK's timer. */
-    boolean rnrWait;
     private boolean drainNotify;
     /** Messages started (the send sequence number of the last one), in the MSN's 24-bit space. */
     private int ssn;
@@ -68,6 +73,8 @@ final class Requester {
 
     Requester(QpContext qp) {
         this.qp = qp;
+        this.rel = qp.rel;
+        this.window = qp.rel.sendWindow;
     }
 
     void start(int sqPsn) {
@@ -75,13 +82,13 @@ final class Requester {
         window.reset(sqPsn);
         cursor = qp.sq.completed();
         rdAtomicOutstanding = 0;
-        packetsSinceAckReq = 0;
-        rnrWait = false;
+        rel.packetsSinceAckReq = 0;
+        rel.rnrWait = false;
         ssn = 0;
         lsn = 0;
         creditsKnown = false;
         // Credits travel in ACKs: an unacknowledged transport has none to wait for.
-        creditsUnlimited = !qp.endToEndCredits || !qp.policy.reliable();
+        creditsUnlimited = !qp.endToEndCredits || qp.policy.credits() == TransportPolicy.Credits.NONE;
         rwqeMessagesOutstanding = 0;
     }
 
@@ -89,12 +96,12 @@ final class Requester {
         cursor = 0;
         rdAtomicOutstanding = 0;
         rwqeMessagesOutstanding = 0;
-        rnrWait = false;
+        rel.rnrWait = false;
         drainNotify = false;
     }
 
     void stop() {
-        rnrWait = false;
+        rel.rnrWait = false;
     }
 
     void drainRequested(boolean notify) {
@@ -126,6 +133,7 @@ final class Requester {
                         s = w == null ? State.WAIT : w.localChecked ? State.CHECK_FENCE : State.CHECK_LOCAL;
                     }
                     case CHECK_LOCAL -> s = checkLocal(w);
+                    case SKIP_OVERSIZED -> s = skipOversized(w);
                     case CHECK_FENCE -> s = (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0
                             ? State.WAIT : State.CHECK_RD_ATOMIC;
                     case CHECK_RD_ATOMIC -> s = w.kind.isReadOrAtomic() && !w.psnAssigned
@@ -147,7 +155,7 @@ final class Requester {
 
     private SendWqe nextWqe() {
         QpState st = qp.state;
-        if ((st != QpState.RTS && st != QpState.SQD) || rnrWait) {
+        if ((st != QpState.RTS && st != QpState.SQD) || rel.rnrWait) {
             return null;
         }
         if (cursor < qp.sq.completed()) {
@@ -168,13 +176,30 @@ final class Requester {
             int access = w.kind.isReadOrAtomic() ? AccessFlags.LOCAL_WRITE : 0;
             AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, access);
             if (r != AccessResult.OK) {
-                localError = r.localStatus();
+                localError = AccessStatuses.local(r);
                 return State.LOCAL_ERROR;
             }
         }
         w.localChecked = true;
+        if (qp.policy.messageSize() == TransportPolicy.MessageSize.ONE_PACKET && w.length() > qp.mtu) {
+            return State.SKIP_OVERSIZED;
+        }
         w.packets = packetsOf(w);
         return State.CHECK_FENCE;
+    }
+
+    private State skipOversized(SendWqe w) {
+        w.packets = 1;
+        w.firstPsn = window.next();
+        w.lastPsn = w.firstPsn;
+        w.psnAssigned = true;
+        window.reserve(1);
+        window.acknowledge(w.firstPsn);
+        w.state = SendWqe.State.SENT;
+        cursor++;
+        qp.hca.counters().inc(Counter.OVERSIZED_DATAGRAMS);
+        qp.completions.completeSend(w, WcStatus.SUCCESS);
+        return State.NEXT_WQE;
     }
 
     private int packetsOf(SendWqe w) {
@@ -279,8 +304,8 @@ final class Requester {
         if (retransmission) {
             qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
         }
-        boolean reliable = qp.policy.reliable();
-        if (reliable) {
+        boolean acked = qp.policy.ack().acked();
+        if (acked) {
             qp.completer.packetSent();
         } else {
             // Nothing will acknowledge it: the PSN leaves the window as it leaves the HCA.
@@ -289,8 +314,9 @@ final class Requester {
         if (w.nextPacket >= w.packets) {
             w.state = SendWqe.State.SENT;
             cursor++;
-            if (!reliable) {
-                qp.completeSend(w, WcStatus.SUCCESS); // UC: complete once the last packet is sent
+            if (!acked) {
+                // UC, UD: complete once the last packet is on the wire.
+                qp.completions.completeSend(w, WcStatus.SUCCESS);
             }
             return State.NEXT_WQE;
         }
@@ -306,12 +332,13 @@ final class Requester {
         boolean last = pos.endsMessage();
         Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), pos, w.kind.immediate() && last,
                 w.kind.invalidate() && last);
-        RocePacket p = qp.startPacket(op, len);
+        Destination d = qp.addressing.resolve(w);
+        RocePacket p = qp.framer.start(op, len, d);
         int psn = Psn.add(w.firstPsn, index);
-        packetsSinceAckReq++;
-        boolean ackReq = qp.policy.reliable() && (last || packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
+        rel.packetsSinceAckReq++;
+        boolean ackReq = qp.policy.ack().acked() && (last || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
         if (ackReq) {
-            packetsSinceAckReq = 0;
+            rel.packetsSinceAckReq = 0;
         }
         p.bth().psn(psn).ackReq(ackReq).solicited(last && (w.flags & SendWqe.SOLICITED) != 0
                 && (w.kind.operation() == Operation.SEND || w.kind.immediate()));
@@ -331,14 +358,15 @@ final class Requester {
                 w.sgl.gather(offset, p.buffer(), p.payloadOffset(), len);
             }
         }
-        qp.transmit(p);
+        qp.framer.transmit(p, d);
     }
 
     /** The READ request (whole, or for the remainder after a partial retry) or the atomic. */
     private void sendReadOrAtomic(SendWqe w) {
         Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), Position.ONLY, false, false);
-        RocePacket p = qp.startPacket(op, 0);
-        packetsSinceAckReq = 0;
+        Destination d = qp.addressing.resolve(w);
+        RocePacket p = qp.framer.start(op, 0, d);
+        rel.packetsSinceAckReq = 0;
         if (w.kind.isRead()) {
             int psn = w.readRetryPsn >= 0 ? w.readRetryPsn : w.firstPsn;
             long done = (long) Psn.forward(w.firstPsn, psn) * qp.mtu;
@@ -351,7 +379,7 @@ final class Requester {
             p.atomicEth().virtualAddress(w.remoteAddr).rkey(w.rkey)
                     .swapAdd(cas ? w.swap : w.compareAdd).compare(cas ? w.compareAdd : 0);
         }
-        qp.transmit(p);
+        qp.framer.transmit(p, d);
     }
 
     private static Position position(int index, int count) {
@@ -367,7 +395,7 @@ final class Requester {
     private void localErrorComplete(SendWqe w) {
         // Everything before this WQE must finish first; the error is reported when it is the oldest.
         if (qp.sq.completed() == cursor) {
-            qp.completeSend(w, localError);
+            qp.completions.completeSend(w, localError);
             qp.moveToError(AsyncEvent.Type.QP_REQ_ERR);
         }
         // Otherwise the completer runs the requester again when the earlier WQEs complete.
@@ -404,7 +432,7 @@ final class Requester {
                     later.readRetryPsn = -1;
                     later.state = SendWqe.State.SENDING;
                 }
-                packetsSinceAckReq = 0;
+                rel.packetsSinceAckReq = 0;
                 return;
             }
         }

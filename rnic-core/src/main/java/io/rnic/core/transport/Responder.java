@@ -22,6 +22,11 @@ import io.rnic.core.psn.ResponderPsnWindow;
  * — PSN, opcode sequence, operation allowed, resources, lengths, R_Key — before any memory is
  * touched, then executes it, completes receive WQEs, and acknowledges. Duplicates are answered
  * without re-executing SENDs, WRITEs and atomics; duplicate READs are re-read from memory.
+ *
+ * <p>What differs per transport comes from the QP's {@link TransportPolicy} columns (PSN check,
+ * acknowledgement, error handling, credits, receive layout); its expected PSN, MSN and
+ * READ/atomic resources live in the QP's {@link ReliabilityContext}; receive WQEs come from the
+ * QP's {@link ReceiveQueue}, held by the message in progress until it completes.
  */
 final class Responder {
     /** The responder's states for one request packet. */
@@ -43,15 +48,19 @@ final class Responder {
     }
 
     private final QpContext qp;
-    private final ResponderPsnWindow window = new ResponderPsnWindow();
-    private int msn;
-    private boolean nakSent;
-    private ResponderResource[] resources = new ResponderResource[0];
-    private int nextResource;
+    private final ReliabilityContext rel;
+    private final ResponderPsnWindow window;
+    private final ResponderResources resources;
+    /** The IP header of a datagram, written into the GRH area of its receive buffer. */
+    private final Grh grh = new Grh();
+    /** The IP and UDP fields of the packet being handled (the HCA's reused view). */
+    private io.rnic.core.packet.PseudoHeader rxIp;
 
     // The message in progress.
     private Operation inMessage;
     private RecvWqe rwqe;
+    /** The queue {@link #rwqe} was taken from. */
+    private ReceiveQueue rwqeQueue;
     private long placed;
     private MemoryRegion writeMr;
     private long writeVa;
@@ -66,32 +75,37 @@ final class Responder {
 
     Responder(QpContext qp) {
         this.qp = qp;
+        this.rel = qp.rel;
+        this.window = qp.rel.receiveWindow;
+        this.resources = qp.rel.resources;
     }
 
     void start(int rqPsn, int maxDestRdAtomic) {
         window.reset(rqPsn);
-        msn = 0;
-        nakSent = false;
-        resources = new ResponderResource[Math.max(0, maxDestRdAtomic)];
-        for (int i = 0; i < resources.length; i++) {
-            resources[i] = new ResponderResource();
-        }
-        nextResource = 0;
+        rel.msn = 0;
+        rel.nakSent = false;
+        resources.reset(maxDestRdAtomic);
         endMessage();
     }
 
-    void reset() {
-        endMessage();
-        nakSent = false;
+    /** Clears the message in progress; returns the receive WQE it held, if any. */
+    RecvWqe reset() {
+        RecvWqe held = stop();
+        rel.nakSent = false;
+        return held;
     }
 
-    void stop() {
+    /** Stops: the message in progress is abandoned; returns the receive WQE it held, if any. */
+    RecvWqe stop() {
+        RecvWqe held = rwqe;
         endMessage();
+        return held;
     }
 
     private void endMessage() {
         inMessage = null;
         rwqe = null;
+        rwqeQueue = null;
         placed = 0;
         if (writeMr != null) {
             writeMr.unpin();
@@ -107,10 +121,12 @@ final class Responder {
     }
 
     int msn() {
-        return msn;
+        return rel.msn;
     }
 
-    void onRequest(RocePacket p) {
+    /** Handles a request packet; {@code ip} is the IP header it arrived with (for a datagram's GRH). */
+    void onRequest(RocePacket p, io.rnic.core.packet.PseudoHeader ip) {
+        rxIp = ip;
         State s = State.CHK_PSN;
         while (s != State.DONE) {
             s = switch (s) {
@@ -134,13 +150,17 @@ final class Responder {
     }
 
     private State checkPsn(RocePacket p) {
+        TransportPolicy.PsnCheck check = qp.policy.psnCheck();
+        if (check == TransportPolicy.PsnCheck.NONE) {
+            return State.CHK_OP_SEQ; // UD: every packet is a message; its PSN means nothing here
+        }
         int psn = p.bth().psn();
         RequestRegion r = window.classify(psn);
         if (r == RequestRegion.EXPECTED) {
-            nakSent = false;
+            rel.nakSent = false;
             return State.CHK_OP_SEQ;
         }
-        if (qp.policy.psnCheck() == TransportPolicy.PsnCheck.RESYNC_ON_FIRST) {
+        if (check == TransportPolicy.PsnCheck.RESYNC_ON_FIRST) {
             // UC: a First or Only packet starts a new message wherever its PSN is; the rest of
             // a message whose packet was lost is dropped (reference §5.9).
             if (p.opcode().position().startsMessage()) {
@@ -156,8 +176,8 @@ final class Responder {
             return State.DUPLICATE_REQUEST;
         }
         // Out of sequence: one NAK, then silence until the expected PSN or a duplicate comes.
-        if (!nakSent) {
-            nakSent = true;
+        if (!rel.nakSent) {
+            rel.nakSent = true;
             qp.hca.counters().inc(Counter.OUT_OF_SEQ_REQUEST);
             sendAck(AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR), window.expected());
         } else {
@@ -172,8 +192,10 @@ final class Responder {
      */
     private void abandonMessage() {
         RecvWqe keep = rwqe;
+        ReceiveQueue from = rwqeQueue;
         endMessage();
         rwqe = keep;
+        rwqeQueue = from;
     }
 
     private State checkOpSequence(RocePacket p) {
@@ -210,7 +232,7 @@ final class Responder {
             return State.RNR;
         }
         if ((op.operation() == Operation.RDMA_READ_REQUEST || op.operation() == Operation.COMPARE_SWAP
-                || op.operation() == Operation.FETCH_ADD) && resources.length == 0) {
+                || op.operation() == Operation.FETCH_ADD) && resources.depth() == 0) {
             return error(ResponderError.NO_RESPONDER_RESOURCES);
         }
         return State.CHK_LENGTH;
@@ -297,15 +319,16 @@ final class Responder {
         }
         // SEND: the receive WQE's own buffers and size.
         if (op.position().startsMessage()) {
-            RecvWqe w = rwqe != null ? rwqe : qp.rq.take(); // UC may reuse an abandoned one
-            rwqe = w;
+            if (rwqe == null) { // UC may reuse an abandoned one
+                takeRwqe();
+            }
             placed = 0;
-            AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, AccessFlags.LOCAL_WRITE);
+            AccessResult r = rwqe.sgl.resolve(qp.hca.keys(), rwqeQueue.pd(), AccessFlags.LOCAL_WRITE);
             if (r != AccessResult.OK) {
                 return error(ResponderError.RECEIVE_BUFFER);
             }
         }
-        if (placed + p.payloadLength() > rwqe.sgl.totalLength()) {
+        if (placed + receiveHeaderLength() + p.payloadLength() > rwqe.sgl.totalLength()) {
             return error(ResponderError.RECEIVE_TOO_SHORT);
         }
         return State.EXECUTE;
@@ -316,6 +339,10 @@ final class Responder {
         int len = p.payloadLength();
         switch (op.operation()) {
             case SEND -> {
+                if (placed == 0 && receiveHeaderLength() > 0) {
+                    rwqe.sgl.scatter(0, grh.build(rxIp, p.length()), 0, Grh.LENGTH);
+                    placed = Grh.LENGTH;
+                }
                 if (len > 0) {
                     rwqe.sgl.scatter(placed, p.buffer(), p.payloadOffset(), len);
                 }
@@ -336,12 +363,15 @@ final class Responder {
         return State.COMPLETE;
     }
 
-    private ResponderResource allocateResource() {
-        ResponderResource r = resources[nextResource];
-        // More READs/atomics than advertised overwrite the oldest entry, as in rxe.
-        nextResource = (nextResource + 1) % resources.length;
-        r.valid = true;
-        return r;
+    /** The bytes a receive buffer holds before a SEND's payload: 40 for a datagram's GRH. */
+    private int receiveHeaderLength() {
+        return qp.policy.receiveLayout() == TransportPolicy.ReceiveLayout.GRH_THEN_PAYLOAD ? Grh.LENGTH : 0;
+    }
+
+    /** Takes a receive WQE for the message that is starting (checked available). */
+    private void takeRwqe() {
+        rwqeQueue = qp.rq;
+        rwqe = rwqeQueue.take();
     }
 
     private State readReply(RocePacket p) {
@@ -350,7 +380,7 @@ final class Responder {
         int rkey = p.reth().rkey();
         long len = Integer.toUnsignedLong(p.reth().dmaLength());
         int packets = (int) Math.max(1, (len + qp.mtu - 1) / qp.mtu);
-        ResponderResource r = allocateResource();
+        ResponderResource r = resources.allocate();
         r.atomic = false;
         r.firstPsn = psn;
         r.lastPsn = Psn.add(psn, packets - 1);
@@ -358,7 +388,7 @@ final class Responder {
         r.rkey = rkey;
         r.length = len;
         // C9-148: the MSN counts a READ when it is accepted, before the data goes out.
-        msn = Psn.next(msn);
+        rel.msn = Psn.next(rel.msn);
         window.advance(packets);
         MemoryRegion mr = readMr;
         readMr = null;
@@ -381,15 +411,16 @@ final class Responder {
             int len = (int) Math.min(qp.mtu, r.length - offset);
             Position pos = packets == 1 ? Position.ONLY : i == 0 ? Position.FIRST : i == packets - 1 ? Position.LAST : Position.MIDDLE;
             Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, pos, false, false);
-            RocePacket out = qp.startPacket(op, len);
+            Destination d = qp.addressing.replies();
+            RocePacket out = qp.framer.start(op, len, d);
             out.bth().psn(Psn.add(r.firstPsn, i));
             if (op.has(Header.AETH)) {
-                out.aeth().syndrome(ackSyndrome()).msn(msn);
+                out.aeth().syndrome(ackSyndrome()).msn(rel.msn);
             }
             if (len > 0) {
                 mr.read(r.va + offset, out.buffer(), out.payloadOffset(), len);
             }
-            qp.transmit(out);
+            qp.framer.transmit(out, d);
             qp.hca.counters().inc(Counter.READ_RESPONSES_SENT);
         }
     }
@@ -411,7 +442,7 @@ final class Responder {
             mr.unpin();
         }
         qp.hca.counters().inc(Counter.ATOMICS_EXECUTED);
-        ResponderResource r = allocateResource();
+        ResponderResource r = resources.allocate();
         r.atomic = true;
         r.firstPsn = psn;
         r.lastPsn = psn;
@@ -419,7 +450,7 @@ final class Responder {
         r.rkey = p.atomicEth().rkey();
         r.length = 8;
         r.original = original;
-        msn = Psn.next(msn);
+        rel.msn = Psn.next(rel.msn);
         window.advance(1);
         sendAtomicAck(psn, original);
         return State.DONE;
@@ -427,11 +458,12 @@ final class Responder {
 
     private void sendAtomicAck(int psn, long original) {
         Opcode op = OpcodeTable.find(qp.transport, Operation.ATOMIC_ACKNOWLEDGE, Position.ONLY, false, false);
-        RocePacket out = qp.startPacket(op, 0);
+        Destination d = qp.addressing.replies();
+        RocePacket out = qp.framer.start(op, 0, d);
         out.bth().psn(psn);
-        out.aeth().syndrome(ackSyndrome()).msn(msn);
+        out.aeth().syndrome(ackSyndrome()).msn(rel.msn);
         out.atomicAckEth().originalData(original);
-        qp.transmit(out);
+        qp.framer.transmit(out, d);
     }
 
     private State complete(RocePacket p) {
@@ -441,9 +473,9 @@ final class Responder {
             inMessage = op.operation();
             return State.ACKNOWLEDGE;
         }
-        msn = Psn.next(msn);
+        rel.msn = Psn.next(rel.msn);
         if (op.operation() == Operation.SEND) {
-            int flags = 0;
+            int flags = receiveHeaderLength() > 0 ? WorkCompletion.WITH_GRH : 0;
             int imm = 0;
             int inv = 0;
             if (op.hasImmediate()) {
@@ -459,24 +491,31 @@ final class Responder {
             if (!invalidated) {
                 // The key cannot be invalidated (unknown, other PD, already invalid): the receive
                 // fails and the QP errors, but the message itself was fine, so it is still ACKed (rxe).
-                qp.completeRecv(rwqe, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, p.bth().solicited());
+                qp.completions.completeRecv(rwqe, rwqeQueue, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0,
+                        sourceQp(p), p.bth().solicited());
                 endMessage();
                 acknowledge(p);
                 qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
                 return State.DONE;
             }
-            qp.completeRecv(rwqe, WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv, p.bth().solicited());
+            qp.completions.completeRecv(rwqe, rwqeQueue, WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv,
+                    sourceQp(p), p.bth().solicited());
         } else if (op.hasImmediate()) {
-            RecvWqe w = qp.rq.take();
-            qp.completeRecv(w, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, WorkCompletion.WITH_IMM,
-                    p.immDt().immediate(), 0, p.bth().solicited());
+            takeRwqe();
+            qp.completions.completeRecv(rwqe, rwqeQueue, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
+                    WorkCompletion.WITH_IMM, p.immDt().immediate(), 0, sourceQp(p), p.bth().solicited());
         }
         endMessage();
         return State.ACKNOWLEDGE;
     }
 
+    /** The sender's QP number: DETH's for a datagram, the peer's for a connected QP. */
+    private int sourceQp(RocePacket p) {
+        return p.opcode().has(Header.DETH) ? p.deth().srcQp() : qp.addressing.peerQpn();
+    }
+
     private State acknowledge(RocePacket p) {
-        if (qp.policy.reliable() && p.bth().ackReq()) {
+        if (qp.policy.ack().acked() && p.bth().ackReq()) {
             sendAck(ackSyndrome(), p.bth().psn());
         }
         return State.DONE;
@@ -485,23 +524,25 @@ final class Responder {
     /** Sends an ACKNOWLEDGE packet with the given syndrome at {@code psn}. */
     private void sendAck(int syndrome, int psn) {
         Opcode op = OpcodeTable.find(qp.transport, Operation.ACKNOWLEDGE, Position.ONLY, false, false);
-        RocePacket out = qp.startPacket(op, 0);
+        Destination d = qp.addressing.replies();
+        RocePacket out = qp.framer.start(op, 0, d);
         out.bth().psn(psn);
-        out.aeth().syndrome(syndrome).msn(msn);
-        qp.transmit(out);
+        out.aeth().syndrome(syndrome).msn(rel.msn);
+        qp.framer.transmit(out, d);
         qp.hca.counters().inc(AethSyndrome.type(syndrome) == AethSyndrome.TYPE_ACK ? Counter.ACKS_SENT : Counter.NAKS_SENT);
     }
 
     /**
-     * The ACK syndrome with this side's end-to-end credits (reference §3.1): the largest table
-     * entry not above the receive WQEs still free, or "invalid" when the QP does not do credit
-     * flow control (rxe's behaviour, kept for interoperability).
+     * The ACK syndrome with this side's end-to-end credits (reference §3.1): what the receive
+     * queue advertises (its free WQEs; "invalid" for an SRQ, which many QPs share), or "invalid"
+     * when the QP does not do credit flow control (rxe's behaviour, kept for interoperability)
+     * or its transport never does.
      */
     private int ackSyndrome() {
-        if (!qp.endToEndCredits) {
+        if (!qp.endToEndCredits || qp.policy.credits() != TransportPolicy.Credits.FROM_RECEIVE_QUEUE) {
             return AethSyndrome.ack(AethSyndrome.CREDITS_INVALID);
         }
-        return AethSyndrome.ack(AethSyndrome.creditCodeFor(qp.rq.available()));
+        return AethSyndrome.ack(qp.rq.creditCode());
     }
 
     private State duplicate(RocePacket p) {
@@ -512,7 +553,7 @@ final class Responder {
             sendAck(ackSyndrome(), window.lastAccepted());
             return State.DONE;
         }
-        ResponderResource r = findResource(psn);
+        ResponderResource r = resources.find(psn);
         if (r == null) {
             qp.hca.counters().inc(Counter.RCVD_DROPPED); // its resource was recycled: class D, drop
             return State.DONE;
@@ -552,25 +593,16 @@ final class Responder {
         return State.DONE;
     }
 
-    private ResponderResource findResource(int psn) {
-        for (ResponderResource r : resources) {
-            if (r.covers(psn)) {
-                return r;
-            }
-        }
-        return null;
-    }
-
     private State rnr(RocePacket p) {
-        if (!qp.policy.reliable()) {
-            // UC: no receive WQE, no RNR NAK: the message is dropped.
+        if (!qp.policy.ack().acked()) {
+            // UC, UD: no receive WQE, no RNR NAK: the message is dropped (reference §5.8).
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
             abandonMessage();
             return State.DONE;
         }
         qp.hca.counters().inc(Counter.SEND_RNR_ERR);
         // Later packets of this message are dropped silently until the retry arrives.
-        nakSent = true;
+        rel.nakSent = true;
         sendAck(AethSyndrome.rnrNak(qp.attrs.minRnrTimer()), p.bth().psn());
         return State.DONE;
     }
@@ -582,21 +614,35 @@ final class Responder {
 
     private State fail(RocePacket p) {
         ResponderError e = error;
-        if (!qp.policy.reliable()) {
-            // UC has no NAKs: an erroneous message is dropped and the QP carries on.
-            qp.hca.counters().inc(Counter.RCVD_DROPPED);
-            abandonMessage();
-            return State.DONE;
+        switch (qp.policy.errors()) {
+            case DROP_MESSAGE -> {
+                // UC has no NAKs: an erroneous message is dropped and the QP carries on.
+                qp.hca.counters().inc(Counter.RCVD_DROPPED);
+                abandonMessage();
+            }
+            case COMPLETE_AND_CONTINUE -> {
+                // UD: the datagram is dropped; a receive WQE it took completes with the error.
+                qp.hca.counters().inc(Counter.RCVD_DROPPED);
+                if (rwqe != null) {
+                    qp.completions.completeRecv(rwqe, rwqeQueue, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0,
+                            sourceQp(p), false);
+                }
+                endMessage();
+            }
+            case NAK_AND_ERROR -> {
+                sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
+                if (rwqe != null) {
+                    qp.completions.completeRecv(rwqe, rwqeQueue, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0,
+                            sourceQp(p), false);
+                    rwqe = null;
+                }
+                if (e.fatal()) {
+                    qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
+                }
+                endMessage();
+            }
+            default -> throw new IllegalStateException("error handling " + qp.policy.errors());
         }
-        sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
-        if (rwqe != null) {
-            qp.completeRecv(rwqe, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, false);
-            rwqe = null;
-        }
-        if (e.fatal()) {
-            qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
-        }
-        endMessage();
         return State.DONE;
     }
 }

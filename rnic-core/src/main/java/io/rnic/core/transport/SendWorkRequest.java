@@ -16,6 +16,9 @@ public final class SendWorkRequest {
     int rkey;
     long compareAdd;
     long swap;
+    AddressHandle ah;
+    int remoteQpn;
+    int remoteQkey;
 
     /** Clears everything, for reuse. */
     public SendWorkRequest reset() {
@@ -29,6 +32,9 @@ public final class SendWorkRequest {
         rkey = 0;
         compareAdd = 0;
         swap = 0;
+        ah = null;
+        remoteQpn = 0;
+        remoteQkey = 0;
         return this;
     }
 
@@ -108,6 +114,18 @@ public final class SendWorkRequest {
         this.rkey = remoteKey;
         this.compareAdd = compareAdd;
         this.swap = swap;
+        return this;
+    }
+
+    /**
+     * The destination of a datagram (UD) work request ({@code wr.ud}): the address handle, the
+     * remote QP number and the Q_Key to send with. A Q_Key with its high-order bit set asks for
+     * the sending QP's own Q_Key instead.
+     */
+    public SendWorkRequest ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        this.ah = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
         return this;
     }
 

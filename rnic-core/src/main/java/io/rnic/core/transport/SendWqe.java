@@ -37,6 +37,10 @@ public final class SendWqe {
     int rkey;
     long compareAdd;
     long swap;
+    /** The destination of a datagram WQE. */
+    AddressHandle ah;
+    int remoteQpn;
+    int remoteQkey;
 
     State state;
     boolean psnAssigned;
@@ -69,6 +73,9 @@ public final class SendWqe {
         rkey = 0;
         compareAdd = 0;
         swap = 0;
+        ah = null;
+        remoteQpn = 0;
+        remoteQkey = 0;
         state = State.POSTED;
         psnAssigned = false;
         firstPsn = 0;

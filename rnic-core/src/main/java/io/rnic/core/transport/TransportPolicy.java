@@ -2,21 +2,51 @@ package io.rnic.core.transport;
 
 import io.rnic.core.packet.Transport;
 import io.rnic.core.qp.QpType;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
- * What a transport service does differently, one row per transport the engine runs, so that the
- * requester, completer and responder consult a column instead of testing the QP type. A new
- * transport is a new row (and, where it needs one, a new value of a column).
+ * What a transport service does differently, as one row of enum columns per transport, so that
+ * the requester, completer, responder and receive dispatch consult a column instead of testing
+ * the QP type. A new transport is a new row (and, where it needs one, a new value of a column
+ * and the code that value selects).
  *
- * @param type        the QP type
- * @param transport   the opcode range its packets use
- * @param reliable    requests are acknowledged and retransmitted, send WQEs complete on
- *                    acknowledgement, the responder answers with ACK/NAK and keeps read/atomic
- *                    resources (RC); otherwise send WQEs complete once sent and nothing is
- *                    acknowledged (UC)
- * @param psnCheck    how the responder treats a request whose PSN is not the expected one
+ * @param type           the QP type
+ * @param transport      the opcode range its packets use
+ * @param ack            whether requests are acknowledged (and so retried, and completed by
+ *                       their acknowledgement)
+ * @param psnCheck       how the responder treats a request whose PSN is not the expected one
+ * @param headers        the addressing headers between the BTH and the operation's own
+ * @param destination    whether a QP has one peer or a destination per work request
+ * @param receiveSource  where a message that needs a receive WQE finds one
+ * @param errors         what the responder does with a request that fails its checks
+ * @param credits        what the AETH's credit field advertises
+ * @param messageSize    how large a message may be
+ * @param receiveLayout  what a receive buffer holds before a SEND's payload
  */
-public record TransportPolicy(QpType type, Transport transport, boolean reliable, PsnCheck psnCheck) {
+public record TransportPolicy(QpType type, Transport transport, Acknowledgement ack, PsnCheck psnCheck,
+                              AddressingHeaders headers, DestinationKind destination, ReceiveSource receiveSource,
+                              ErrorHandling errors, Credits credits, MessageSize messageSize,
+                              ReceiveLayout receiveLayout) {
+
+    /** Whether and how requests are acknowledged (reference §5.3, §5.9). */
+    public enum Acknowledgement {
+        /**
+         * Requests are acknowledged and retransmitted until they are; a send WQE completes on its
+         * acknowledgement; the responder answers with ACKs, NAKs and RNR NAKs and keeps READ and
+         * atomic resources (RC).
+         */
+        ACKED,
+        /** Nothing is acknowledged: a send WQE completes once its last packet is sent (UC). */
+        UNACKED,
+        /** As {@link #UNACKED}, for single-packet datagrams (UD). */
+        DATAGRAM;
+
+        /** True if requests are acknowledged. */
+        public boolean acked() {
+            return this == ACKED;
+        }
+    }
 
     /** The responder's answer to an unexpected request PSN (reference §5.4, §5.9). */
     public enum PsnCheck {
@@ -26,18 +56,118 @@ public record TransportPolicy(QpType type, Transport transport, boolean reliable
          * No NAK: a First or Only packet starts a new message at its PSN (abandoning a partial
          * one); anything else out of sequence is dropped (UC).
          */
-        RESYNC_ON_FIRST
+        RESYNC_ON_FIRST,
+        /** The PSN is not checked at all: every packet is a whole message (UD). */
+        NONE
     }
 
-    public static final TransportPolicy RC = new TransportPolicy(QpType.RC, Transport.RC, true, PsnCheck.NAK_OUT_OF_SEQUENCE);
-    public static final TransportPolicy UC = new TransportPolicy(QpType.UC, Transport.UC, false, PsnCheck.RESYNC_ON_FIRST);
+    /** The addressing headers a transport's requests carry after the BTH (reference §1.3). */
+    public enum AddressingHeaders {
+        /** Connected transports: the QP pair is the address. */
+        NONE,
+        /** DETH: the Q_Key and the source QP, checked against the receiving QP's Q_Key (UD). */
+        DETH,
+        /** RDETH then DETH (RD). */
+        RDETH_DETH,
+        /** XRCETH: the target XRC SRQ (XRC). */
+        XRCETH;
+
+        /** True if the headers carry a Q_Key that must equal the receiving QP's (reference §8.5). */
+        public boolean carriesQkey() {
+            return this == DETH || this == RDETH_DETH;
+        }
+    }
+
+    /** Where a QP's packets go, and so which sources its receive side accepts (reference §8.6). */
+    public enum DestinationKind {
+        /** One peer set at RTR; packets must come from its address. */
+        CONNECTED,
+        /** A destination per work request from an address handle; packets may come from anywhere. */
+        PER_WORK_REQUEST
+    }
+
+    /** Where a message that needs a receive WQE takes it from. */
+    public enum ReceiveSource {
+        /** The QP's own receive queue, or the SRQ it was created with. */
+        QP_RQ_OR_SRQ,
+        /** The XRC SRQ that the message's XRCETH names (XRC target). */
+        SRQ_BY_XRCETH,
+        /** No receive side (XRC initiator). */
+        NONE
+    }
+
+    /** What the responder does with a request that fails a check (reference §5.6, §7.1). */
+    public enum ErrorHandling {
+        /**
+         * NAK it (Invalid Request, Remote Access, Remote Operational), complete a receive WQE the
+         * message holds with the matching error, and move the QP to ERR (RC's class B/C errors).
+         */
+        NAK_AND_ERROR,
+        /** Drop the message silently; a receive WQE it took is kept for the next one (UC). */
+        DROP_MESSAGE,
+        /**
+         * Drop the packet silently, except that a receive WQE already taken completes with the
+         * error's status; the QP carries on (UD).
+         */
+        COMPLETE_AND_CONTINUE
+    }
+
+    /** What the AETH's credit field says (reference §3.1). */
+    public enum Credits {
+        /**
+         * The receive WQEs free on the QP's own queue; "invalid" (0x1F) on an SRQ, which many QPs
+         * share (RC).
+         */
+        FROM_RECEIVE_QUEUE,
+        /** Always "invalid" (XRC: o9-114.a10). */
+        INVALID,
+        /** No ACKs, so no credits (UC, UD, and RD, which has no end-to-end flow control). */
+        NONE
+    }
+
+    /** The largest message a work request may carry. */
+    public enum MessageSize {
+        /** Up to the device's max_msg_sz, split into packets of the path MTU. */
+        MULTI_PACKET,
+        /**
+         * One packet of at most the port MTU; a larger one is not sent at all and completes
+         * successfully (C10-93.1.1, UD).
+         */
+        ONE_PACKET
+    }
+
+    /** What a receive buffer holds before a SEND's payload. */
+    public enum ReceiveLayout {
+        /** The payload from the first byte. */
+        PAYLOAD,
+        /**
+         * 40 bytes of GRH area, then the payload; {@code byte_len} counts both (UD: on RoCEv2 the
+         * IPv4 header in the last 20 bytes of the area, or the IPv6 header).
+         */
+        GRH_THEN_PAYLOAD
+    }
+
+    public static final TransportPolicy RC = new TransportPolicy(QpType.RC, Transport.RC, Acknowledgement.ACKED,
+            PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
+            ErrorHandling.NAK_AND_ERROR, Credits.FROM_RECEIVE_QUEUE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD);
+    public static final TransportPolicy UC = new TransportPolicy(QpType.UC, Transport.UC, Acknowledgement.UNACKED,
+            PsnCheck.RESYNC_ON_FIRST, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
+            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD);
+    public static final TransportPolicy UD = new TransportPolicy(QpType.UD, Transport.UD, Acknowledgement.DATAGRAM,
+            PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
+            ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
+            ReceiveLayout.GRH_THEN_PAYLOAD);
+
+    private static final Map<QpType, TransportPolicy> ROWS = new EnumMap<>(QpType.class);
+
+    static {
+        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD}) {
+            ROWS.put(p.type, p);
+        }
+    }
 
     /** The policy of a QP type, or {@code null} if the engine does not run that transport yet. */
     public static TransportPolicy of(QpType type) {
-        return switch (type) {
-            case RC -> RC;
-            case UC -> UC;
-            default -> null;
-        };
+        return ROWS.get(type);
     }
 }

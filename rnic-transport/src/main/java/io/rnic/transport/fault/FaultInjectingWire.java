@@ -116,6 +116,11 @@ public final class FaultInjectingWire implements Wire {
     }
 
     @Override
+    public io.netty.buffer.ByteBufAllocator allocator() {
+        return inner.allocator();
+    }
+
+    @Override
     public void receiver(WireReceiver receiver) {
         inner.receiver(receiver);
     }

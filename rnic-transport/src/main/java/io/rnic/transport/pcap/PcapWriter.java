@@ -69,7 +69,7 @@ public final class PcapWriter implements AutoCloseable {
             frame[ip + 40 + 6] = (byte) (udpSum >>> 8);
             frame[ip + 40 + 7] = (byte) udpSum;
         } else {
-            int sum = onesComplement(frame, ip, 20, 0);
+            int sum = PseudoHeader.ipv4Checksum(frame, ip);
             frame[ip + 10] = (byte) (sum >>> 8);
             frame[ip + 11] = (byte) sum;
         }
@@ -137,13 +137,6 @@ public final class PcapWriter implements AutoCloseable {
         }
         int c = fold(sum);
         return c == 0 ? 0xFFFF : c;
-    }
-
-    private static int onesComplement(byte[] b, int off, int len, long sum) {
-        for (int i = 0; i < len; i += 2) {
-            sum += ((b[off + i] & 0xFF) << 8) | (b[off + i + 1] & 0xFF);
-        }
-        return fold(sum);
     }
 
     private static int fold(long sum) {

@@ -1,0 +1,25 @@
+package io.rnic.core.hca;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.net.InetSocketAddress;
+
+/**
+ * Where the protocol core sends its packets, seen from the core, which knows nothing of sockets.
+ * A wire (the simulated network, UDP) implements it and is handed to the {@link Hca} when the
+ * device opens; nothing in between adapts it.
+ */
+public interface PacketSink {
+    /** The allocator for outgoing packets. */
+    ByteBufAllocator allocator();
+
+    /**
+     * Prepares a flow from {@code preferredSourcePort} (RoCEv2 flow entropy) and returns the
+     * source port its packets will carry; the ICRC covers it. May bind a socket: call it off
+     * the protocol thread when it can block.
+     */
+    int openFlow(int preferredSourcePort);
+
+    /** Sends one packet (BTH through ICRC) from {@code sourcePort}; takes ownership of the buffer. */
+    void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
+}

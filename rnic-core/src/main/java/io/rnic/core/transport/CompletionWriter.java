@@ -1,0 +1,98 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.hca.Counter;
+import io.rnic.core.packet.Operation;
+
+/**
+ * Writes one QP's completions: send WQEs as they complete or are flushed, receive WQEs as their
+ * messages complete or are flushed. A WQE's slot is freed before its completion is published:
+ * an application that polls the completion may post again at once and must find room.
+ */
+final class CompletionWriter {
+    private final QpContext qp;
+
+    CompletionWriter(QpContext qp) {
+        this.qp = qp;
+    }
+
+    /**
+     * Completes the oldest send WQE and retires it. Successful unsignaled WQEs produce no
+     * completion; errors always do.
+     */
+    void completeSend(SendWqe w, WcStatus status) {
+        long wrId = w.wrId;
+        WcOpcode opcode = w.kind == null ? WcOpcode.SEND : w.kind.completion();
+        int byteLen = status == WcStatus.SUCCESS ? (int) w.length() : 0;
+        boolean report = status != WcStatus.SUCCESS || w.signaled();
+        if (w.kind != null && w.kind.operation() == Operation.SEND) {
+            qp.hca.counters().inc(Counter.RDMA_SENDS);
+        }
+        w.state = SendWqe.State.DONE;
+        w.sgl.unpin();
+        w.ah = null; // the handle may be destroyed now; the WQE no longer needs it
+        qp.sq.retire();
+        if (report) {
+            WorkCompletion wc = qp.sendCq.begin();
+            if (wc != null) {
+                wc.wrId = wrId;
+                wc.status = status;
+                wc.opcode = opcode;
+                wc.qpNum = qp.qpn;
+                wc.byteLen = byteLen;
+                qp.sendCq.commit(false);
+            } else {
+                cqOverflow();
+            }
+        }
+    }
+
+    /** Completes every send WQE not yet completed with WR_FLUSH_ERR, oldest first (reference §6.4). */
+    void flushSend() {
+        while (qp.sq.completed() < qp.sq.posted()) {
+            completeSend(qp.sq.at(qp.sq.completed()), WcStatus.WR_FLUSH_ERR);
+        }
+    }
+
+    /**
+     * Writes the completion of a message's receive WQE {@code w}, taken from {@code from}, and
+     * frees it there.
+     *
+     * @param srcQp   the sender's QP number ({@code wc.src_qp})
+     * @param flags   {@link WorkCompletion} flags (immediate, invalidate, GRH)
+     */
+    void completeRecv(RecvWqe w, ReceiveQueue from, WcStatus status, WcOpcode opcode, int byteLen, int flags, int imm,
+                      int invRkey, int srcQp, boolean solicited) {
+        long wrId = w.wrId;
+        w.sgl.unpin();
+        from.retire(w);
+        WorkCompletion wc = qp.recvCq.begin();
+        if (wc != null) {
+            wc.wrId = wrId;
+            wc.status = status;
+            wc.opcode = opcode;
+            wc.qpNum = qp.qpn;
+            wc.srcQp = srcQp;
+            if (status == WcStatus.SUCCESS) {
+                wc.byteLen = byteLen;
+                wc.wcFlags = flags;
+                wc.immData = imm;
+                wc.invalidatedRkey = invRkey;
+                qp.hca.counters().inc(Counter.RDMA_RECVS);
+            }
+            qp.recvCq.commit(solicited);
+        } else {
+            cqOverflow();
+        }
+    }
+
+    /** Completes a receive WQE with WR_FLUSH_ERR (only wr_id, status, opcode and qp_num valid). */
+    void flushRecv(RecvWqe w, ReceiveQueue from) {
+        completeRecv(w, from, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+    }
+
+    private void cqOverflow() {
+        // The CQ reported CQ_ERR itself; the QPs that lost a completion go to ERR.
+        qp.hca.scheduler().execute(() -> qp.moveToError(AsyncEvent.Type.QP_FATAL));
+    }
+}

@@ -1,0 +1,80 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.Hca;
+import io.rnic.core.packet.PseudoHeader;
+import io.rnic.core.qp.AddressVector;
+import io.rnic.core.qp.QpAttrMask;
+import io.rnic.core.qp.QpAttributes;
+import java.net.InetSocketAddress;
+
+/**
+ * One fixed peer (RC, UC; XRC later): the address vector and destination QP given at RTR. The
+ * UDP source port is rxe's symmetric hash of the two QP numbers (reference §4.2), so both ends
+ * of a connection use the same one.
+ */
+final class ConnectedAddressing implements Addressing {
+    private final Hca hca;
+    private final int qpn;
+    private final Destination peer = new Destination();
+    private byte[] peerAddress;
+    private int sourcePort = -1;
+
+    ConnectedAddressing(Hca hca, int qpn) {
+        this.hca = hca;
+        this.qpn = qpn;
+    }
+
+    @Override
+    public int sourcePort() {
+        return sourcePort;
+    }
+
+    @Override
+    public int flowToOpen(QpAttributes attrs, int mask) {
+        return (mask & QpAttrMask.DEST_QPN) != 0 ? udpSourcePort(qpn, attrs.destQpn()) : -1;
+    }
+
+    @Override
+    public void onReadyToReceive(QpAttributes attrs) {
+        AddressVector av = attrs.av();
+        peer.remote = new InetSocketAddress(av.address(), av.port());
+        peer.destQpn = attrs.destQpn();
+        peerAddress = av.address().getAddress();
+        sourcePort = hca.sink().openFlow(udpSourcePort(qpn, peer.destQpn));
+        peer.pseudo.addresses(hca.address(), av.address()).ports(sourcePort, av.port());
+    }
+
+    @Override
+    public void checkPost(SendWorkRequest wr) {
+        // The destination was fixed at RTR; the WR names none.
+    }
+
+    @Override
+    public Destination resolve(SendWqe w) {
+        return peer;
+    }
+
+    @Override
+    public Destination replies() {
+        return peer;
+    }
+
+    @Override
+    public boolean accepts(PseudoHeader ip) {
+        return peerAddress != null && ip.sourceEquals(peerAddress);
+    }
+
+    @Override
+    public int peerQpn() {
+        return peer.destQpn;
+    }
+
+    /** The UDP source port rxe derives from the two QP numbers (reference §4.2). */
+    static int udpSourcePort(int localQpn, int remoteQpn) {
+        long v = (long) localQpn * remoteQpn;
+        v ^= v >>> 20;
+        v ^= v >>> 40;
+        int fl = (int) (v & 0xFFFFF);
+        return 0xC000 | ((fl & 0x3FFF) ^ ((fl & 0xFC000) >>> 14));
+    }
+}

@@ -1,0 +1,17 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.packet.PseudoHeader;
+import java.net.InetSocketAddress;
+
+/**
+ * Where a packet goes: the peer's address and UDP port, the destination QP, the Q_Key a
+ * datagram carries, and the IP/UDP fields its ICRC covers. Mutable and reused: a connected QP
+ * fills one at RTR, a datagram QP refills its own for each work request.
+ */
+final class Destination {
+    InetSocketAddress remote;
+    int destQpn;
+    /** The DETH Q_Key (datagram transports). */
+    int qkey;
+    final PseudoHeader pseudo = new PseudoHeader();
+}

@@ -1,0 +1,114 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.packet.AethSyndrome;
+
+/**
+ * A QP's own receive queue: a ring that application threads post into under its lock, and that
+ * the responder takes from and retires in order (one QP's messages complete in order).
+ */
+final class OwnReceiveQueue implements ReceiveQueue {
+    private final RecvWqe[] slots;
+    private final int maxSge;
+    private final io.rnic.core.memory.ProtectionDomain pd;
+    private volatile long posted;
+    private long taken;
+    private volatile long completed;
+    /** Who to wake when a WQE is posted while the QP is in ERR (it is flushed at once). */
+    private final Runnable postedInError;
+    private final java.util.function.BooleanSupplier inError;
+
+    OwnReceiveQueue(int capacity, int maxSge, io.rnic.core.memory.ProtectionDomain pd,
+                    java.util.function.BooleanSupplier inError, Runnable postedInError) {
+        this.pd = pd;
+        slots = new RecvWqe[capacity];
+        for (int i = 0; i < capacity; i++) {
+            slots[i] = new RecvWqe(maxSge, i);
+        }
+        this.maxSge = maxSge;
+        this.inError = inError;
+        this.postedInError = postedInError;
+    }
+
+    @Override
+    public io.rnic.core.memory.ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public int maxSge() {
+        return maxSge;
+    }
+
+    int capacity() {
+        return slots.length;
+    }
+
+    @Override
+    public void post(RecvWorkRequest wr) {
+        if (wr.sges.count > maxSge) {
+            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed max_recv_sge " + maxSge);
+        }
+        synchronized (this) {
+            if (posted - completed >= slots.length) {
+                throw new IllegalStateException("receive queue is full (max_recv_wr " + slots.length + ")");
+            }
+            RecvWqe w = slots[(int) (posted % slots.length)];
+            w.sgl.clear();
+            w.wrId = wr.wrId;
+            wr.sges.copyTo(w.sgl);
+            posted = posted + 1;
+        }
+        if (inError.getAsBoolean()) {
+            postedInError.run();
+        }
+    }
+
+    @Override
+    public int available() {
+        return (int) (posted - taken);
+    }
+
+    @Override
+    public RecvWqe take() {
+        if (taken == posted) {
+            return null;
+        }
+        return slots[(int) (taken++ % slots.length)];
+    }
+
+    @Override
+    public void retire(RecvWqe w) {
+        // In order by construction: the responder completes one message at a time.
+        completed = completed + 1;
+    }
+
+    @Override
+    public int creditCode() {
+        return AethSyndrome.creditCodeFor(available());
+    }
+
+    @Override
+    public void qpFailed(QpContext qp, RecvWqe held) {
+        flush(qp);
+    }
+
+    /** Completes every posted WQE, oldest first, with WR_FLUSH_ERR (reference §6.4). */
+    void flush(QpContext qp) {
+        while (completed < posted) {
+            qp.completions.flushRecv(slots[(int) (completed % slots.length)], this);
+        }
+        // Entries posted while the flush ran stay posted for the next flush.
+        taken = completed;
+    }
+
+    @Override
+    public void qpReset(RecvWqe held) {
+        synchronized (this) {
+            for (long i = completed; i < posted; i++) {
+                slots[(int) (i % slots.length)].sgl.unpin();
+            }
+            taken = posted;
+            completed = posted;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.memory.AccessResult;
+import io.rnic.core.memory.MemoryAccess;
+import io.rnic.core.memory.MemoryRegion;
+import io.rnic.core.qp.QpState;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * post_send and post_recv for one QP, callable from any thread: every check a work request
+ * must pass before it is accepted (so that a refused request posts nothing), the copy into the
+ * queue, and the doorbell that hands the send queue to the protocol thread once per batch.
+ */
+final class Posting {
+    private final QpContext qp;
+    private final AtomicBoolean doorbellRung = new AtomicBoolean();
+    private final Runnable doorbell = this::onDoorbell;
+
+    Posting(QpContext qp) {
+        this.qp = qp;
+    }
+
+    void postSend(SendWorkRequest wr) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+            throw new IllegalStateException("post_send on QP 0x" + Integer.toHexString(qp.qpn) + " in state " + s
+                    + ": sends need RTS (or SQD, SQE, ERR)");
+        }
+        RequestKind kind = RequestKind.of(wr.opcode);
+        if (kind == null || !kind.transports().contains(qp.transport)) {
+            throw new IllegalArgumentException("opcode " + wr.opcode + " cannot be posted on a " + qp.type + " QP");
+        }
+        if (wr.sges.count > qp.caps.maxSendSge()) {
+            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed max_send_sge " + qp.caps.maxSendSge());
+        }
+        long total = wr.totalLength();
+        boolean inline = (wr.flags & SendWqe.INLINE) != 0;
+        if (inline && total > qp.caps.maxInlineData()) {
+            throw new IllegalArgumentException("inline data of " + total + " bytes exceeds max_inline_data "
+                    + qp.caps.maxInlineData());
+        }
+        if (inline && kind.isReadOrAtomic()) {
+            throw new IllegalArgumentException(wr.opcode + " cannot be sent inline: its data comes back from the responder");
+        }
+        if (total > qp.hca.limits().maxMessageSize()) {
+            throw new IllegalArgumentException("message of " + total + " bytes exceeds the maximum message size "
+                    + qp.hca.limits().maxMessageSize());
+        }
+        if (kind.isAtomic()) {
+            if (total != 8) {
+                throw new IllegalArgumentException(wr.opcode + " needs exactly 8 bytes of local buffer, got " + total);
+            }
+            if ((wr.remoteAddr & 7) != 0) {
+                throw new IllegalArgumentException(String.format("%s remote address 0x%x is not 8-byte aligned",
+                        wr.opcode, wr.remoteAddr));
+            }
+        }
+        qp.addressing.checkPost(wr);
+        SendQueue sq = qp.sq;
+        synchronized (sq) {
+            SendWqe w = sq.claim();
+            if (w == null) {
+                throw new IllegalStateException("send queue of QP 0x" + Integer.toHexString(qp.qpn)
+                        + " is full (max_send_wr " + qp.caps.maxSendWr() + ")");
+            }
+            w.wrId = wr.wrId;
+            w.opcode = wr.opcode;
+            w.kind = kind;
+            w.flags = wr.flags | (qp.signalAll ? SendWqe.SIGNALED : 0);
+            w.imm = wr.imm;
+            w.invalidateRkey = wr.invalidateRkey;
+            w.remoteAddr = wr.remoteAddr;
+            w.rkey = wr.rkey;
+            w.compareAdd = wr.compareAdd;
+            w.swap = wr.swap;
+            w.ah = wr.ah;
+            w.remoteQpn = wr.remoteQpn;
+            w.remoteQkey = wr.remoteQkey;
+            if (inline) {
+                copyInline(wr, w);
+            } else {
+                wr.sges.copyTo(w.sgl);
+            }
+            sq.publish();
+        }
+        ring();
+    }
+
+    private void copyInline(SendWorkRequest wr, SendWqe w) {
+        int at = 0;
+        Sges g = wr.sges;
+        for (int i = 0; i < g.count; i++) {
+            int len = g.length[i];
+            if (len == 0) {
+                continue;
+            }
+            MemoryRegion mr = qp.hca.keys().lookup(g.lkey[i]);
+            AccessResult r = MemoryAccess.check(mr, qp.pd, g.addr[i], len, 0, 1);
+            if (r != AccessResult.OK) {
+                throw new IllegalArgumentException(String.format("inline SGE %d (lkey 0x%08x, addr 0x%x, length %d): %s",
+                        i, g.lkey[i], g.addr[i], len, r));
+            }
+            mr.read(g.addr[i], w.inlineBuf, at, len);
+            at += len;
+        }
+        w.inlineLength = at;
+    }
+
+    void postRecv(RecvWorkRequest wr) {
+        if (qp.srq != null) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn) + " takes its receive WQEs from SRQ "
+                    + qp.srq.srqn() + ": post receives to the SRQ");
+        }
+        if (qp.state == QpState.RESET) {
+            throw new IllegalStateException("post_recv on QP 0x" + Integer.toHexString(qp.qpn)
+                    + " in RESET: receives need INIT or later");
+        }
+        qp.rq.post(wr);
+    }
+
+    /** Hands the queues to the protocol thread, once per batch of posts. */
+    void ring() {
+        if (doorbellRung.compareAndSet(false, true)) {
+            qp.hca.scheduler().execute(doorbell);
+        }
+    }
+
+    private void onDoorbell() {
+        doorbellRung.set(false);
+        if (qp.destroyed) {
+            return;
+        }
+        if (qp.state == QpState.ERR) {
+            qp.completions.flushSend();
+            qp.rq.qpFailed(qp, null);
+            return;
+        }
+        qp.requester.run();
+    }
+}

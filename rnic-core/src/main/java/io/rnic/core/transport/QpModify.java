@@ -1,0 +1,107 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.AsyncEvent;
+import io.rnic.core.qp.QpAttrMask;
+import io.rnic.core.qp.QpAttributes;
+import io.rnic.core.qp.QpState;
+import io.rnic.core.qp.QpTransitions;
+
+/**
+ * modify_qp for one QP (owner thread): validates a call against the transition table of
+ * reference §6.2, applies the attributes, and starts or stops what the new state needs — the
+ * responder at RTR, the requester and completer at RTS, the drain at SQD, the flush at ERR, the
+ * clearing of every queue and PSN at RESET.
+ */
+final class QpModify {
+    private final QpContext qp;
+
+    QpModify(QpContext qp) {
+        this.qp = qp;
+    }
+
+    void apply(QpAttributes a, int mask) {
+        QpTransitions.validate(qp.type, qp.state, a, mask, qp.hca.limits().qpLimits());
+        QpState target = (mask & QpAttrMask.STATE) != 0 ? a.state() : qp.state;
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) {
+            qp.accessFlags = a.accessFlags();
+        }
+        if ((mask & QpAttrMask.PKEY_INDEX) != 0) {
+            qp.pkey = qp.hca.pkeys().get(a.pkeyIndex());
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0) {
+            qp.mtu = a.pathMtu().bytes();
+        }
+        if ((mask & QpAttrMask.QKEY) != 0) {
+            qp.qkey = a.qkey();
+        }
+        qp.attrs.copyFrom(a, mask);
+        if ((mask & QpAttrMask.STATE) == 0) {
+            qp.completer.attributesChanged();
+            return;
+        }
+        QpState from = qp.state;
+        switch (target) {
+            case RESET -> reset();
+            case INIT -> qp.state = QpState.INIT;
+            case RTR -> {
+                if (from == QpState.INIT) {
+                    qp.addressing.onReadyToReceive(qp.attrs);
+                    qp.responder.start(qp.attrs.rqPsn(), qp.attrs.maxDestRdAtomic());
+                }
+                qp.state = QpState.RTR;
+            }
+            case RTS -> {
+                if (from == QpState.RTR) {
+                    qp.requester.start(qp.attrs.sqPsn());
+                    qp.completer.start();
+                }
+                qp.state = QpState.RTS;
+                qp.completer.attributesChanged();
+                qp.requester.run();
+            }
+            case SQD -> {
+                qp.state = QpState.SQD;
+                qp.requester.drainRequested(qp.attrs.enSqdAsyncNotify());
+            }
+            case SQE -> qp.state = QpState.SQE;
+            case ERR -> toError(null);
+            default -> throw new IllegalStateException("unhandled target state " + target);
+        }
+    }
+
+    /** To RESET: every queue emptied without completions, PSN and retry state cleared (reference §6.4). */
+    void reset() {
+        qp.state = QpState.RESET;
+        qp.requester.reset();
+        qp.completer.reset();
+        RecvWqe held = qp.responder.reset();
+        SendQueue sq = qp.sq;
+        synchronized (sq) {
+            for (long i = sq.completed(); i < sq.posted(); i++) {
+                sq.at(i).sgl.unpin();
+            }
+            sq.clear();
+        }
+        qp.rq.qpReset(held);
+    }
+
+    /**
+     * To ERR: the requester and responder stop, every outstanding send WQE flushes, {@code event}
+     * (if set) is raised, and the receive side flushes (reference §6.4).
+     */
+    void toError(AsyncEvent.Type event) {
+        if (qp.state == QpState.ERR) {
+            return;
+        }
+        qp.state = QpState.ERR;
+        qp.requester.stop();
+        qp.completer.stop();
+        RecvWqe held = qp.responder.stop();
+        qp.completions.flushSend();
+        if (event != null) {
+            qp.hca.raise(new AsyncEvent(event, qp.qpn, "QP 0x" + Integer.toHexString(qp.qpn) + " moved to ERR"));
+        }
+        // After the QP's own event: an SRQ then reports the QP's last WQE (o11-5.2.5).
+        qp.rq.qpFailed(qp, held);
+    }
+}

@@ -1,0 +1,61 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.psn.RequesterPsnWindow;
+import io.rnic.core.psn.ResponderPsnWindow;
+import io.rnic.core.time.Scheduler;
+
+/**
+ * The state that makes a connection reliable, in one object: the requester's PSN window and
+ * retry budgets with their timers, and the responder's expected PSN, MSN and READ/atomic
+ * resources. An RC, UC or UD QP owns one (UC and UD use only the PSN counters); RD's EE contexts
+ * will each own one that many QPs share. The requester, completer and responder keep no
+ * reliability state of their own.
+ */
+final class ReliabilityContext {
+    // ---- requester side
+    /** PSNs sent and not yet acknowledged. */
+    final RequesterPsnWindow sendWindow = new RequesterPsnWindow(128);
+    /** Packets since the last one with AckReq set. */
+    int packetsSinceAckReq;
+    /** Waiting out an RNR NAK's timer. */
+    boolean rnrWait;
+    /** Retries left after a timeout or sequence NAK (retry_cnt). */
+    int retryLeft;
+    /** RNR retries left (rnr_retry; 7 means forever). */
+    int rnrLeft;
+    /** When the local ACK timer expires, in scheduler time. */
+    long ackDeadline;
+    Scheduler.Timer ackTimer;
+    boolean ackTimerPending;
+    Scheduler.Timer rnrTimer;
+    /**
+     * The PSN a NAK or an implied NAK last restarted the send queue from, until progress or a
+     * timeout: further evidence of the same loss must not restart it again and spend another
+     * retry (rxe's started_retry). -1 when none.
+     */
+    int impliedRetryPsn = -1;
+
+    // ---- responder side
+    /** The expected PSN and the duplicate region behind it. */
+    final ResponderPsnWindow receiveWindow = new ResponderPsnWindow();
+    /** Messages completed (reference §5.7). */
+    int msn;
+    /** A sequence NAK was sent and not yet answered by the expected PSN. */
+    boolean nakSent;
+    /** Accepted READs and atomics, for answering duplicates (reference §5.5). */
+    final ResponderResources resources = new ResponderResources();
+
+    /** Cancels the timers. */
+    void stopTimers() {
+        if (ackTimer != null) {
+            ackTimer.cancel();
+            ackTimer = null;
+        }
+        ackTimerPending = false;
+        if (rnrTimer != null) {
+            rnrTimer.cancel();
+            rnrTimer = null;
+        }
+        rnrWait = false;
+    }
+}

@@ -1,0 +1,49 @@
+package io.rnic.core.transport;
+
+/**
+ * The responder's ring of READ/atomic resources (reference §5.5), {@code max_dest_rd_atomic}
+ * entries: one per accepted READ or atomic, so that a duplicate is answered without re-executing
+ * an atomic and a duplicate READ is re-read from the same range.
+ */
+final class ResponderResources {
+    private ResponderResource[] ring = new ResponderResource[0];
+    private int next;
+
+    /** Empties the ring and sizes it to {@code depth} entries. */
+    void reset(int depth) {
+        if (ring.length != depth) {
+            ring = new ResponderResource[Math.max(0, depth)];
+            for (int i = 0; i < ring.length; i++) {
+                ring[i] = new ResponderResource();
+            }
+        } else {
+            for (ResponderResource r : ring) {
+                r.valid = false;
+            }
+        }
+        next = 0;
+    }
+
+    /** The number of entries (0: the QP accepts no READs or atomics). */
+    int depth() {
+        return ring.length;
+    }
+
+    /** The next entry; more READs/atomics than advertised overwrite the oldest, as in rxe. */
+    ResponderResource allocate() {
+        ResponderResource r = ring[next];
+        next = (next + 1) % ring.length;
+        r.valid = true;
+        return r;
+    }
+
+    /** The entry whose PSN range holds {@code psn}, or {@code null} if it was recycled. */
+    ResponderResource find(int psn) {
+        for (ResponderResource r : ring) {
+            if (r.covers(psn)) {
+                return r;
+            }
+        }
+        return null;
+    }
+}

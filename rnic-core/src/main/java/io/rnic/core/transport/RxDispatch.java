@@ -1,0 +1,55 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.Counter;
+import io.rnic.core.hca.QpEndpoint;
+import io.rnic.core.memory.PKeyTable;
+import io.rnic.core.packet.PseudoHeader;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.qp.QpState;
+
+/**
+ * The checks a packet passes between the HCA's QP lookup and the engines, in rxe's order
+ * (reference §8.4–8.6): the opcode's transport is the QP's, the source is one the QP's
+ * addressing accepts (a connected QP's peer; anyone for a datagram QP), the P_Key matches, a
+ * DETH's Q_Key is the QP's, and the QP's state takes the packet (requests from RTR on,
+ * responses from RTS on). Each failure is a silent drop with its counter.
+ */
+final class RxDispatch implements QpEndpoint {
+    private final QpContext qp;
+
+    RxDispatch(QpContext qp) {
+        this.qp = qp;
+    }
+
+    @Override
+    public void receive(RocePacket p, PseudoHeader ip) {
+        var counters = qp.hca.counters();
+        if (p.opcode().transport() != qp.transport) {
+            counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
+            return;
+        }
+        if (!qp.addressing.accepts(ip)) {
+            counters.inc(Counter.RCVD_ADDR_MISMATCH);
+            return;
+        }
+        if (!PKeyTable.matches(p.bth().pkey(), qp.pkey)) {
+            counters.inc(Counter.BAD_PKEY_CNTR);
+            return;
+        }
+        if (qp.policy.headers().carriesQkey() && p.deth().qkey() != qp.qkey) {
+            counters.inc(Counter.QKEY_VIOL_CNTR);
+            return;
+        }
+        QpState s = qp.state;
+        if (p.opcode().isResponse()) {
+            if (s == QpState.RTS || s == QpState.SQD || s == QpState.SQE) {
+                qp.completer.onResponse(p);
+                return;
+            }
+        } else if (s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE) {
+            qp.responder.onRequest(p, ip);
+            return;
+        }
+        counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
+    }
+}

@@ -1,0 +1,105 @@
+package io.rnic.verbs;
+
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SrqContext;
+
+/**
+ * A shared receive queue ({@code ibv_srq}): receive WQEs that every QP created with it
+ * ({@link QpInitAttributes#withSrq}) takes from as messages arrive. Completions go to the
+ * receiving QP's receive CQ and name that QP. Post from any thread.
+ *
+ * <p>Events (through {@link RdmaDevice#addAsyncEventListener}): {@code SRQ_LIMIT_REACHED} once
+ * after {@link #modify} armed a limit and the posted WQEs dropped below it, with this queue's
+ * number as the resource; {@code QP_LAST_WQE_REACHED} for a QP on it that moved to ERR.
+ */
+public final class SharedReceiveQueue implements AutoCloseable {
+    private final ProtectionDomain pd;
+    final SrqContext core;
+
+    SharedReceiveQueue(ProtectionDomain pd, SrqContext core) {
+        this.pd = pd;
+        this.core = core;
+    }
+
+    /** The SRQ number ({@code ibv_get_srq_num}). */
+    public int srqn() {
+        return core.srqn();
+    }
+
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /**
+     * Posts a receive work request ({@code ibv_post_srq_recv}).
+     *
+     * @throws IllegalStateException if the queue is full or destroyed
+     * @throws IllegalArgumentException for a null request or too many SGEs
+     */
+    public void postRecv(RecvWorkRequest wr) {
+        if (wr == null) {
+            throw new IllegalArgumentException("work request is required");
+        }
+        core.post(wr);
+    }
+
+    /** The attributes in force ({@code ibv_query_srq}); the limit reads 0 once its event fired. */
+    public SrqAttributes query() {
+        return new SrqAttributes(core.maxWr(), core.maxSge(), core.limit());
+    }
+
+    /**
+     * Resizes the queue ({@code IBV_SRQ_MAX_WR}); it keeps every posted WQE.
+     *
+     * @throws IllegalArgumentException if {@code maxWr} is out of range, below the WQEs posted or
+     *     held by messages, or below the armed limit
+     */
+    public void resize(int maxWr) {
+        checkMaxWr(maxWr);
+        core.modify(maxWr, -1);
+    }
+
+    /**
+     * Arms the limit ({@code IBV_SRQ_LIMIT}): {@code SRQ_LIMIT_REACHED} fires once when the posted
+     * WQEs drop below it; 0 disarms.
+     *
+     * @throws IllegalArgumentException if the limit is negative or not below max_wr
+     */
+    public void armLimit(int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("srq_limit " + limit + " is negative");
+        }
+        core.modify(-1, limit);
+    }
+
+    /** Both at once ({@code ibv_modify_srq} with {@code IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT}). */
+    public void modify(int maxWr, int limit) {
+        checkMaxWr(maxWr);
+        if (limit < 0) {
+            throw new IllegalArgumentException("srq_limit " + limit + " is negative");
+        }
+        core.modify(maxWr, limit);
+    }
+
+    private void checkMaxWr(int maxWr) {
+        int max = pd.device().queryDevice().maxSrqWr();
+        if (maxWr < 1 || maxWr > max) {
+            throw new IllegalArgumentException("SRQ max_wr " + maxWr + " is not in 1.." + max + " (the device's max_srq_wr)");
+        }
+    }
+
+    /**
+     * Destroys the queue ({@code ibv_destroy_srq}).
+     *
+     * @throws IllegalStateException while a QP created with it exists (as the kernel's EBUSY)
+     */
+    @Override
+    public void close() {
+        core.destroy();
+    }
+
+    @Override
+    public String toString() {
+        return core.toString();
+    }
+}

@@ -1,0 +1,21 @@
+package io.rnic.verbs;
+
+import io.rnic.core.qp.QpType;
+import io.rnic.core.transport.WrOpcode;
+import java.util.EnumSet;
+import java.util.Set;
+
+/** The transport contract on RC. */
+class RcTransportContractTest extends TransportContractTest {
+    @Override
+    QpType type() {
+        return QpType.RC;
+    }
+
+    @Override
+    Set<WrOpcode> carries() {
+        return EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV, WrOpcode.RDMA_WRITE,
+                WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+                WrOpcode.ATOMIC_FETCH_AND_ADD);
+    }
+}
