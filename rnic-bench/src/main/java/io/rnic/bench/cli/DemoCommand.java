@@ -2,7 +2,10 @@ package io.rnic.bench.cli;
 
 import io.rnic.bench.demo.DemoPair;
 import io.rnic.bench.demo.FaultSpec;
-import io.rnic.bench.demo.RcDemo;
+import io.rnic.bench.demo.ConnectedDemo;
+import io.rnic.bench.demo.DemoScenario;
+import io.rnic.bench.demo.UdDemo;
+import io.rnic.core.qp.QpType;
 import io.rnic.core.qp.PathMtu;
 import io.rnic.verbs.RcOptions;
 import java.io.IOException;
@@ -12,8 +15,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * {@code rnic demo}: two emulated HCAs run every RC operation over UDP on loopback (or on the
- * simulated network) and check every byte and every completion.
+ * {@code rnic demo}: two emulated HCAs run every operation of a transport (RC by default; UC;
+ * UD) over UDP on loopback (or on the simulated network) and check every byte and every
+ * completion.
  */
 public final class DemoCommand extends ParsedCommand {
     private final ArgParser parser = new ArgParser("rnic demo", "[options]")
@@ -21,16 +25,19 @@ public final class DemoCommand extends ParsedCommand {
                     Opens two emulated HCAs and connects an RC queue pair between them, then runs SEND,
                     SEND_WITH_IMM, RDMA WRITE, WRITE_WITH_IMM, RDMA READ (single- and multi-packet),
                     CMP_SWAP and FETCH_ADD, checks every byte and every completion, and prints the
-                    devices' counters. By default the HCAs talk RoCEv2 over UDP on loopback:
-                    127.0.0.2 and 127.0.0.3, port 4791.""")
+                    devices' counters. --transport uc runs what UC carries (SEND, WRITE); --transport ud
+                    sends datagrams from one UD QP to two others, with a wrong Q_Key and one larger than
+                    the port MTU among them, and checks the GRH area too. By default the HCAs talk RoCEv2
+                    over UDP on loopback: 127.0.0.2 and 127.0.0.3, port 4791.""")
             .option(null, "--wire", "udp|sim", "the network: real UDP sockets (default) or the simulated network")
             .option(null, "--ip-a", "ADDR", "address of the first HCA (default 127.0.0.2)")
             .option(null, "--ip-b", "ADDR", "address of the second HCA (default 127.0.0.3)")
-            .option("-p", "--port", "N", "UDP port of both HCAs (default 4791)")
+            .option(null, "--udp-port", "N", "UDP port of both HCAs (default 4791)")
+            .option(null, "--transport", "rc|uc|ud", "the QP type (default rc)")
             .option("-m", "--mtu", "BYTES", "path MTU: 256, 512, 1024 (default), 2048 or 4096")
             .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
             .option(null, "--seed", "N", "seed of the starting PSNs and of the faults (default 1)")
-            .option(null, "--loss", "P", "drop each packet with probability P (0..1)")
+            .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc")
             .option(null, "--reorder", "P", "delay each packet with probability P so later ones overtake it")
             .option(null, "--dup", "P", "deliver each packet twice with probability P")
             .option(null, "--corrupt", "P", "flip a bit of each packet with probability P (the ICRC catches it)")
@@ -43,7 +50,7 @@ public final class DemoCommand extends ParsedCommand {
 
     @Override
     public String summary() {
-        return "run every RC operation between two emulated HCAs and verify it";
+        return "run every operation of a transport between two emulated HCAs and verify it";
     }
 
     @Override
@@ -59,7 +66,15 @@ public final class DemoCommand extends ParsedCommand {
         }
         String ipA = args.has("--ip-a") ? args.value("--ip-a") : "127.0.0.2";
         String ipB = args.has("--ip-b") ? args.value("--ip-b") : "127.0.0.3";
-        int port = args.intValue("--port", 1, 65535).orElse(4791);
+        int port = args.intValue("--udp-port", 1, 65535).orElse(4791);
+        String transport = args.has("--transport") ? args.value("--transport") : "rc";
+        QpType type = switch (transport) {
+            case "rc" -> QpType.RC;
+            case "uc" -> QpType.UC;
+            case "ud" -> QpType.UD;
+            default -> throw new UsageException("demo's --transport must be rc, uc or ud (xrc and rd have no engine yet), not "
+                    + transport);
+        };
         int mtuBytes = args.intValue("--mtu", 256, 4096).orElse(1024);
         PathMtu mtu;
         try {
@@ -71,12 +86,16 @@ public final class DemoCommand extends ParsedCommand {
         Path pcap = args.has("--pcap") ? Path.of(args.value("--pcap")) : null;
         boolean udp = wire.equals("udp");
         FaultSpec faults = FaultOptions.parse(args, udp);
+        if (!faults.isNone() && type != QpType.RC) {
+            throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc: " + transport
+                    + " does not retransmit, so the demo's checks would fail by design");
+        }
         out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%s%n",
                 udp ? "UDP" : "the simulated network", ipA, ipB, port, mtu.bytes(),
                 faults.isNone() ? "" : ", faults: " + faults + " (seed " + seed + ")");
         DemoPair pair;
         try {
-            pair = new DemoPair(udp, ipA, ipB, port, seed, RcOptions.defaults().withMtu(mtu), pcap,
+            pair = new DemoPair(udp, ipA, ipB, port, seed, type, RcOptions.defaults().withMtu(mtu), pcap,
                     udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup());
         } catch (IllegalStateException | IllegalArgumentException | IOException e) {
             err.println("rnic demo: cannot open the HCAs: " + e.getMessage());
@@ -84,9 +103,8 @@ public final class DemoCommand extends ParsedCommand {
         }
         int failed;
         try (pair) {
-            out.printf("QP 0x%x (%s) <-> QP 0x%x (%s), UDP source port 0x%x%n", pair.qpA.qpn(), ipA, pair.qpB.qpn(), ipB,
-                    pair.qpA.sourcePort());
-            RcDemo demo = new RcDemo(pair, out);
+            DemoScenario demo = type == QpType.UD ? new UdDemo(pair, out) : new ConnectedDemo(pair, out);
+            out.println(demo.describe());
             failed = demo.run();
             out.printf("%d checks passed, %d failed%n", demo.passed(), demo.failed());
             printCounters(out, "HCA " + ipA, pair.a.counters().nonZero());

@@ -1,6 +1,7 @@
 package io.rnic.bench.demo;
 
 import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.qp.QpType;
 import io.rnic.core.transport.QpCaps;
 import io.rnic.core.transport.WorkCompletion;
 import io.rnic.transport.Wire;
@@ -25,12 +26,15 @@ import java.util.EnumSet;
 import java.util.function.Function;
 
 /**
- * Two emulated HCAs with a connected RC QP pair and a registered buffer each, on the simulated
+ * Two emulated HCAs with a QP pair (connected RC or UC, or ready UD) and a registered buffer each, on the simulated
  * network or over UDP, with a way to wait for completions that suits the wire: virtual time on
  * the simulator, a bounded blocking wait on UDP.
  */
 public final class DemoPair implements AutoCloseable {
     public static final int BUFFER = 1 << 20;
+    /** The Q_Key of the demo's UD QPs. */
+    public static final int QKEY = 0x11111111;
+    private static final QpCaps CAPS = new QpCaps(1024, 1024, 4, 4, 256);
     private static final long UDP_WAIT_NANOS = 10_000_000_000L;
     private static final long SIM_WAIT_NANOS = 600_000_000_000L;
 
@@ -44,6 +48,9 @@ public final class DemoPair implements AutoCloseable {
     public final ByteBuffer bufB = ByteBuffer.allocateDirect(BUFFER);
     public final MemoryRegion mrA;
     public final MemoryRegion mrB;
+    /** The protection domains the QPs and regions are in. */
+    public final ProtectionDomain pdA;
+    public final ProtectionDomain pdB;
     private final SimNetwork sim;
     private final PcapCapture capture;
 
@@ -52,6 +59,15 @@ public final class DemoPair implements AutoCloseable {
      * null.
      */
     public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, RcOptions options, Path pcap,
+                    Function<Wire, Wire> wrap, SimSetup simSetup) throws IOException {
+        this(udp, ipA, ipB, port, seed, QpType.RC, options, pcap, wrap, simSetup);
+    }
+
+    /**
+     * Opens the pair with QPs of {@code type}: RC and UC QPs are connected to each other; UD QPs
+     * are ready with Q_Key {@link #QKEY}, each work request naming its destination.
+     */
+    public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
                     Function<Wire, Wire> wrap, SimSetup simSetup) throws IOException {
         Wire wa;
         Wire wb;
@@ -87,14 +103,25 @@ public final class DemoPair implements AutoCloseable {
         ProtectionDomain pdB = b.allocPd();
         cqA = a.createCq(8192);
         cqB = b.createCq(8192);
-        QpCaps caps = new QpCaps(1024, 1024, 4, 4, 256);
-        qpA = pdA.createQp(QpInitAttributes.rc(cqA, cqA).withCaps(caps));
-        qpB = pdB.createQp(QpInitAttributes.rc(cqB, cqB).withCaps(caps));
+        this.pdA = pdA;
+        this.pdB = pdB;
+        qpA = pdA.createQp(new QpInitAttributes(type, cqA, cqA, CAPS, false, true));
+        qpB = pdB.createQp(new QpInitAttributes(type, cqB, cqB, CAPS, false, true));
         int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
         mrA = pdA.registerMemory(bufA, access);
         mrB = pdB.registerMemory(bufB, access);
         java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
-        Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24), options);
+        if (type == QpType.UD) {
+            Connections.readyDatagram(qpA, QKEY, r.nextInt(1 << 24));
+            Connections.readyDatagram(qpB, QKEY, r.nextInt(1 << 24));
+        } else {
+            Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24), options);
+        }
+    }
+
+    /** Creates another QP of {@code type} on device B (a second datagram destination). */
+    public QueuePair createQpB(QpType type) {
+        return pdB.createQp(new QpInitAttributes(type, cqB, cqB, CAPS, false, true));
     }
 
     /** Adjusts the simulated network before the devices open (links, faults). */

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The demo on both wires, and its capture judged by rnic decode and (where installed) wire-check. */
 class DemoCommandTest {
@@ -35,16 +37,50 @@ class DemoCommandTest {
         assertEquals(0, d.status(), d.out() + d.err());
         assertTrue(d.lastLine().matches("decoded \\d+ packets, 0 rejected, 0 bad ICRC"), d.lastLine());
 
+        wireCheck(pcap, "1024");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"rc, 28", "uc, 22", "ud, 19"})
+    void demoOfEachTransportOnTheSimulatedNetworkPassesEveryCheck(String transport, int checks) {
+        CliRun r = CliRun.rnic("demo", "--wire", "sim", "--transport", transport);
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains(checks + " checks passed, 0 failed"), r.out());
+    }
+
+    @Test
+    void udDemoOverUdpLoopbackDropsTheWrongQkeyAndItsCaptureIsClean() throws Exception {
+        Path pcap = tmp.resolve("ud.pcap");
+        CliRun r = CliRun.rnic("demo", "--transport", "ud", "--ip-a", "127.0.83.4", "--ip-b", "127.0.83.5", "--pcap",
+                pcap.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("19 checks passed, 0 failed"), r.out());
+        assertTrue(r.out().contains("qkey_viol_cntr=1"), r.out());
+        CliRun d = CliRun.rnic("decode", "-q", pcap.toString());
+        assertEquals("decoded 4 packets, 0 rejected, 0 bad ICRC", d.lastLine(), d.out());
+        wireCheck(pcap, "4096");
+    }
+
+    /** Judges a capture with wire-check --psn (skipped where wire-check or tshark is missing). */
+    private static void wireCheck(Path pcap, String mtu) throws Exception {
         Path wireCheck = Path.of("..", "..", "shared", "tools", "wire-check", "wire-check").toAbsolutePath().normalize();
         Assumptions.assumeTrue(Files.isExecutable(wireCheck) && Files.isExecutable(Path.of("/usr/bin/tshark")),
                 "wire-check or tshark not installed");
-        Process p = new ProcessBuilder(wireCheck.toString(), "--psn", "--mtu", "1024", pcap.toString())
+        Process p = new ProcessBuilder(wireCheck.toString(), "--psn", "--mtu", mtu, pcap.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "wire-check did not finish");
         assertEquals(0, p.exitValue(), out);
         List<String> lines = out.lines().toList();
         assertTrue(lines.get(lines.size() - 1).contains("0 bad ICRC"), out);
+    }
+
+    @Test
+    void demoRefusesFaultsOnTransportsThatDoNotRetransmit() {
+        CliRun r = CliRun.rnic("demo", "--wire", "sim", "--transport", "ud", "--loss", "0.1");
+        assertEquals(2, r.status());
+        assertTrue(r.err().contains("need --transport rc"), r.err());
+        assertEquals(2, CliRun.rnic("demo", "--transport", "xrc").status());
     }
 
     @Test

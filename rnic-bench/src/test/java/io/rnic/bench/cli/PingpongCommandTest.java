@@ -11,7 +11,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Two rnic pingpongs in one JVM: the ibv_rc_pingpong exchange and traffic over UDP on loopback. */
+/**
+ * Two rnic pingpongs in one JVM: the exchange and traffic of ibv_rc_pingpong, ibv_uc_pingpong,
+ * ibv_ud_pingpong and ibv_srq_pingpong over UDP on loopback.
+ */
 class PingpongCommandTest {
 
     /** Collects output and opens a latch once the server says it is listening. */
@@ -27,7 +30,7 @@ class PingpongCommandTest {
         }
     }
 
-    private static void pingpong(int tcpPort, String... extra) throws Exception {
+    private static String[] pingpong(int tcpPort, String... extra) throws Exception {
         Watched serverOut = new Watched();
         ByteArrayOutputStream serverErr = new ByteArrayOutputStream();
         String[] serverArgs = concat(new String[] {"pingpong", "--ip", "127.0.86.12", "-p", String.valueOf(tcpPort)}, extra);
@@ -46,6 +49,7 @@ class PingpongCommandTest {
             assertTrue(out.contains("GID ::ffff:127.0.86."), out);
             assertTrue(out.matches("(?s).*\\d+ iters in [0-9.]+ seconds = [0-9.]+ usec/iter.*"), out);
         }
+        return new String[] {s, client.out()};
     }
 
     private static String[] concat(String[] a, String[] b) {
@@ -68,5 +72,35 @@ class PingpongCommandTest {
     @Test
     void ucPingpong() throws Exception {
         pingpong(18613, "-s", "4096", "-n", "100", "--uc");
+    }
+
+    @Test
+    void udPingpongPrintsItsLocalLineWithAColonAndReportsThePayloadSize() throws Exception {
+        String[] outs = pingpong(18614, "-s", "1024", "-n", "200", "--ud");
+        for (String out : outs) {
+            assertTrue(out.matches("(?s).*local address:  LID 0x0000, QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}: GID .*"), out);
+            assertTrue(out.contains("409600 bytes in "), out);
+        }
+    }
+
+    @Test
+    void srqPingpongRunsSeveralQpsOnOneSharedReceiveQueue() throws Exception {
+        String[] outs = pingpong(18615, "-s", "4096", "-n", "300", "-q", "4", "--srq", "-c");
+        for (String out : outs) {
+            assertEquals(4, out.split("local address:", -1).length - 1, out);
+            assertEquals(4, out.split("remote address:", -1).length - 1, out);
+            assertTrue(out.contains("300 iters in"), out);
+            assertTrue(!out.contains("invalid data"), out);
+        }
+    }
+
+    @Test
+    void srqPingpongRefusesMoreQpsThanReceivesAsTheProgramDoes() {
+        CliRun r = CliRun.rnic("pingpong", "--srq", "-q", "8", "-r", "4");
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("rx_depth 4 is too small for 8 QPs"), r.err());
+        CliRun notSrq = CliRun.rnic("pingpong", "-q", "4");
+        assertEquals(2, notSrq.status());
+        assertTrue(notSrq.err().contains("--srq"), notSrq.err());
     }
 }
