@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Interop of `rnic pingpong` with rdma-core's ibv_rc_pingpong on Linux Soft-RoCE (rdma_rxe) in a
+# Interop of `rnic pingpong` with rdma-core's ibv_*_pingpong on Linux Soft-RoCE (rdma_rxe) in a
 # QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few minutes; not part of CI.
 #
-# Runs, for RC (ibv_rc_pingpong) and UC (ibv_uc_pingpong, rnic pingpong --uc), sizes 64 and 4096
-# (4 packets at MTU 1024), 1000 iterations each:
+# Runs, for RC (ibv_rc_pingpong), UC (ibv_uc_pingpong, rnic pingpong --uc), UD (ibv_ud_pingpong,
+# --ud) and SRQ (ibv_srq_pingpong with its default 16 QPs, --srq), at two sizes each (64 and
+# 4096, which is 4 packets at MTU 1024; UD: 64 and 1024, rxe's port MTU), 1000 iterations each:
 #   rnic server  <- rxe client   (the pingpong in the guest connects to the host)
 #   rxe server   <- rnic client
 # captures the bridge, judges the capture with wire-check --psn (strict ICRC) and rnic decode,
@@ -18,7 +19,8 @@ export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
 out=$here/run
 iters=${ITERS:-1000}
 sizes=${SIZES:-"64 4096"}
-transports=${TRANSPORTS:-"rc uc"}
+ud_sizes=${UD_SIZES:-"64 1024"}
+transports=${TRANSPORTS:-"rc uc ud srq"}
 host_ip=169.254.77.1
 guest_ip=169.254.77.11
 jar=$top/rnic-bench/target/rnic.jar
@@ -62,8 +64,9 @@ result() {
 
 for t in $transports; do
 prog=ibv_${t}_pingpong
-flag=; [ "$t" = uc ] && flag=--uc
-for size in $sizes; do
+flag=; [ "$t" != rc ] && flag=--$t
+tsizes=$sizes; [ "$t" = ud ] && tsizes=$ud_sizes
+for size in $tsizes; do
   # rnic server, rxe client
   log_s=$out/rnic-server-$t-$size.log; log_c=$out/rxe-client-$t-$size.log
   capture_start "rnic-server-rxe-client-$t-$size"
@@ -96,21 +99,26 @@ for size in $sizes; do
 done
 done
 
-# Two rnic pingpong processes on loopback, strict ICRC (no kernel peer involved).
+# Two rnic pingpong processes on loopback, strict ICRC (no kernel peer involved), every transport.
 "$vm/hostns.sh" true >/dev/null 2>&1
-java -jar "$jar" pingpong --ip 127.0.0.2 -p 18599 -n "$iters" > "$out/loopback-server.log" 2>&1 &
-lsrv=$!
-sleep 2
-java -jar "$jar" pingpong --ip 127.0.0.3 -p 18599 -n "$iters" 127.0.0.1 > "$out/loopback-client.log" 2>&1; lc=$?
-wait $lsrv; ls=$?
-loop_row=$(printf '%-30s %5s  %-4s  %s' "rnic / rnic (loopback)" 4096 "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(lastline "$out/loopback-client.log")")
+loop_rows=()
+for t in $transports; do
+  flag=; [ "$t" != rc ] && flag=--$t
+  size=4096; [ "$t" = ud ] && size=1024
+  java -jar "$jar" pingpong $flag -s $size --ip 127.0.0.2 -p 18599 -n "$iters" > "$out/loopback-server-$t.log" 2>&1 &
+  lsrv=$!
+  sleep 2
+  java -jar "$jar" pingpong $flag -s $size --ip 127.0.0.3 -p 18599 -n "$iters" 127.0.0.1 > "$out/loopback-client-$t.log" 2>&1; lc=$?
+  wait $lsrv; ls=$?
+  loop_rows+=("$(printf '%-30s %5s  %-4s  %s' "rnic / rnic (loopback) $t" $size "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(lastline "$out/loopback-client-$t.log")")")
+done
 
 echo
-echo "rnic pingpong <-> ibv_{rc,uc}_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
+echo "rnic pingpong <-> ibv_{rc,uc,ud,srq}_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
 printf '%-30s %5s  %-4s  %s\n' "server-client-transport" "size" "" "captures judged; rnic's report"
 for r in "${rows[@]}"; do echo "$r"; done
-echo "$loop_row"
+for r in "${loop_rows[@]}"; do echo "$r"; done
 echo "capture summaries:"; cat "$out/summary.txt"
 fail=0
-for r in "${rows[@]}" "$loop_row"; do case "$r" in *FAIL*) fail=1;; esac; done
+for r in "${rows[@]}" "${loop_rows[@]}"; do case "$r" in *FAIL*) fail=1;; esac; done
 exit $fail
