@@ -63,7 +63,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * Arms the limit ({@code IBV_SRQ_LIMIT}): {@code SRQ_LIMIT_REACHED} fires once when the posted
      * WQEs drop below it; 0 disarms.
      *
-     * @throws IllegalArgumentException if the limit is negative or not below max_wr
+     * @throws IllegalArgumentException if the limit is negative or exceeds max_wr
      */
     public void armLimit(int limit) {
         if (limit < 0) {

@@ -144,7 +144,7 @@ class SrqTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> srq.resize(9));
         assertTrue(e.getMessage().contains("10 WQEs"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> srq.resize(0));
-        assertThrows(IllegalArgumentException.class, () -> srq.armLimit(128), "limit must be below max_wr");
+        assertThrows(IllegalArgumentException.class, () -> srq.armLimit(129), "limit must not exceed max_wr");
         senders[0].postSend(send(1, 0, 8));
         assertEquals(0, p.await(p.cqB).wrId(), "the posted WQEs survived the resize");
     }
@@ -259,5 +259,45 @@ class SrqTest {
         assertThrows(IllegalArgumentException.class,
                 () -> p.pdB.createQp(QpInitAttributes.rc(p.cqB, p.cqB).withSrq(other).withCaps(QpCaps.defaults())));
         assertEquals(new ArrayList<>(), new ArrayList<>(p.b.unhandledEvents()));
+    }
+
+    @Test
+    void lastWqeReachedIsRaisedOnceEvenIfWorkIsPostedToTheQpInError() {
+        receivers[0].modify(new QpAttributes().state(QpState.ERR));
+        for (int i = 0; i < 3; i++) {
+            receivers[0].postSend(send(i, 0, 8)); // flushed at once
+            p.settle();
+        }
+        assertEquals(1, events(AsyncEvent.Type.QP_LAST_WQE_REACHED));
+        assertEquals(3, p.drain(p.cqB).size());
+    }
+
+    @Test
+    void aQpThatCannotBeCreatedLeavesTheSrqAndTheDeviceAsTheyWere() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.pdB.createQp(
+                QpInitAttributes.rc(p.cqB, p.cqB).withSrq(srq).withCaps(new QpCaps(1, 1, 1, 1, Integer.MAX_VALUE))));
+        assertTrue(e.getMessage().contains("max_inline_data"), e.getMessage());
+        assertEquals(2, srq.core.attachedQps());
+        receivers[0].close();
+        receivers[1].close();
+        srq.close();
+    }
+
+    @Test
+    void aUcMessageDroppedForAShortBufferGivesItsSrqWqeBackWithAnError() {
+        // Kept by the QP, a shared WQE would be lost to the other QPs (rxe: class E).
+        QueuePair ucA = p.pdA.createQp(QpInitAttributes.uc(p.cqA, p.cqA));
+        QueuePair ucB = p.pdB.createQp(QpInitAttributes.uc(p.cqB, p.cqB).withSrq(srq));
+        Connections.connectPair(ucA, p.mrA, 5, ucB, p.mrB, 6, RcOptions.defaults());
+        postSrq(1, 0, 16);
+        postSrq(2, 64, 64);
+        ucA.postSend(send(10, 0, 32));
+        ucA.postSend(send(11, 0, 32));
+        List<WorkCompletion> r = p.await(p.cqB, 2);
+        assertEquals(WcStatus.LOC_LEN_ERR, r.get(0).status());
+        assertEquals(1, r.get(0).wrId());
+        assertEquals(WcStatus.SUCCESS, r.get(1).status());
+        assertEquals(2, r.get(1).wrId());
+        assertEquals(QpState.RTS, ucB.state(), "UC carries on");
     }
 }

@@ -113,10 +113,12 @@ public final class Pingpong {
             if (!c.isServer()) {
                 connect(pd, local, remote);
             }
-            return traffic(channel, routs);
-        } finally {
-            if (ah != null) {
-                ah.close();
+            try {
+                return traffic(channel, routs);
+            } finally {
+                if (ah != null) {
+                    ah.close();
+                }
             }
         }
     }
@@ -238,7 +240,7 @@ public final class Pingpong {
             for (int k = 0; k < n; k++) {
                 WorkCompletion wc = wcs[k];
                 if (wc.status() != WcStatus.SUCCESS) {
-                    err.printf("Failed status %s (%d) for wr_id %d%n", wc.status(), wc.status().value(), (int) wc.wrId());
+                    err.printf("Failed status %s (%d) for wr_id %d%n", wc.status().text(), wc.status().value(), (int) wc.wrId());
                     return 1;
                 }
                 int qp = indexOf(wc.qpNum());
@@ -277,6 +279,9 @@ public final class Pingpong {
         }
         for (QueuePair qp : qps) {
             qp.close();
+        }
+        if (srq != null) {
+            srq.close();
         }
         return 0;
     }

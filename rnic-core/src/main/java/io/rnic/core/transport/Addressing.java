@@ -23,6 +23,9 @@ interface Addressing {
     /** Entering RTR with the attributes in force. */
     void onReadyToReceive(QpAttributes attrs);
 
+    /** A modify after RTR changed attributes ({@code mask}); a new address vector takes effect now. */
+    void attributesChanged(QpAttributes attrs, int mask);
+
     /** Checks a work request's addressing at post time. */
     void checkPost(SendWorkRequest wr);
 

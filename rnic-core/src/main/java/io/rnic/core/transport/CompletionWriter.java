@@ -92,7 +92,10 @@ final class CompletionWriter {
     }
 
     private void cqOverflow() {
-        // The CQ reported CQ_ERR itself; the QPs that lost a completion go to ERR.
-        qp.hca.scheduler().execute(() -> qp.moveToError(AsyncEvent.Type.QP_FATAL));
+        // The CQ reported CQ_ERR itself; the QPs that lost a completion go to ERR (once: a QP
+        // already in ERR is flushing into the full queue).
+        if (qp.state != io.rnic.core.qp.QpState.ERR) {
+            qp.hca.scheduler().execute(() -> qp.moveToError(AsyncEvent.Type.QP_FATAL));
+        }
     }
 }

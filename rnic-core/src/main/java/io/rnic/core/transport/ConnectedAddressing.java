@@ -17,7 +17,8 @@ final class ConnectedAddressing implements Addressing {
     private final int qpn;
     private final Destination peer = new Destination();
     private byte[] peerAddress;
-    private int sourcePort = -1;
+    /** Read by application threads ({@link QpContext#sourcePort()}). */
+    private volatile int sourcePort = -1;
 
     ConnectedAddressing(Hca hca, int qpn) {
         this.hca = hca;
@@ -36,11 +37,21 @@ final class ConnectedAddressing implements Addressing {
 
     @Override
     public void onReadyToReceive(QpAttributes attrs) {
-        AddressVector av = attrs.av();
-        peer.remote = new InetSocketAddress(av.address(), av.port());
         peer.destQpn = attrs.destQpn();
-        peerAddress = av.address().getAddress();
         sourcePort = hca.sink().openFlow(udpSourcePort(qpn, peer.destQpn));
+        point(attrs.av());
+    }
+
+    @Override
+    public void attributesChanged(QpAttributes attrs, int mask) {
+        if ((mask & QpAttrMask.AV) != 0 && sourcePort >= 0) {
+            point(attrs.av()); // SQD -> SQD may move the peer (reference §6.2)
+        }
+    }
+
+    private void point(AddressVector av) {
+        peer.remote = new InetSocketAddress(av.address(), av.port());
+        peerAddress = av.address().getAddress();
         peer.pseudo.addresses(hca.address(), av.address()).ports(sourcePort, av.port());
     }
 

@@ -16,7 +16,8 @@ final class DatagramAddressing implements Addressing {
     private final QpContext qp;
     private final Destination scratch = new Destination();
     private final int preferredPort;
-    private int sourcePort = -1;
+    /** Read by application threads ({@link QpContext#sourcePort()}). */
+    private volatile int sourcePort = -1;
     /** The handle {@link #scratch}'s addresses were last set from. */
     private AddressHandle last;
 
@@ -41,6 +42,11 @@ final class DatagramAddressing implements Addressing {
         if (sourcePort < 0) {
             sourcePort = hca.sink().openFlow(preferredPort);
         }
+    }
+
+    @Override
+    public void attributesChanged(QpAttributes attrs, int mask) {
+        // A datagram QP has no address vector of its own.
     }
 
     @Override

@@ -89,11 +89,17 @@ final class OwnReceiveQueue implements ReceiveQueue {
 
     @Override
     public void qpFailed(QpContext qp, RecvWqe held) {
-        flush(qp);
+        flushPosted(qp); // the held WQE is one of them
+    }
+
+    @Override
+    public boolean keepsWqeOfDroppedMessage() {
+        return true;
     }
 
     /** Completes every posted WQE, oldest first, with WR_FLUSH_ERR (reference §6.4). */
-    void flush(QpContext qp) {
+    @Override
+    public void flushPosted(QpContext qp) {
         while (completed < posted) {
             qp.completions.flushRecv(slots[(int) (completed % slots.length)], this);
         }

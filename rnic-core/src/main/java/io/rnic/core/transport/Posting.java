@@ -132,7 +132,7 @@ final class Posting {
         }
         if (qp.state == QpState.ERR) {
             qp.completions.flushSend();
-            qp.rq.qpFailed(qp, null);
+            qp.rq.flushPosted(qp);
             return;
         }
         qp.requester.run();

@@ -25,6 +25,9 @@ import io.rnic.core.qp.QpType;
  * Protocol state is owned by the HCA's protocol thread; posting may be done from any thread.
  */
 public final class QpContext {
+    /** Bytes a send WR may carry inline: rxe's, the room of its largest send WQE (32 SGEs). */
+    public static final int MAX_INLINE_DATA = 512;
+
     final Hca hca;
     final int qpn;
     final QpType type;
@@ -125,16 +128,26 @@ public final class QpContext {
         if (srq != null && srq.hca() != hca) {
             throw new IllegalArgumentException(srq + " belongs to another device");
         }
+        if (caps.maxInlineData() > MAX_INLINE_DATA) {
+            throw new IllegalArgumentException("max_inline_data " + caps.maxInlineData() + " exceeds the device's "
+                    + MAX_INLINE_DATA);
+        }
         int qpn = hca.reserveQpn();
-        QpContext qp;
+        QpContext qp = null;
+        boolean attached = false;
         try {
             if (srq != null) {
                 srq.attach();
+                attached = true;
             }
             qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, signalAll, endToEndCredits);
-        } catch (RuntimeException e) {
-            hca.unreserveQpn(qpn);
-            throw e;
+        } finally {
+            if (qp == null) { // whatever failed, nothing stays counted
+                if (attached) {
+                    srq.detach();
+                }
+                hca.unreserveQpn(qpn);
+            }
         }
         pd.retain();
         sendCq.attach();

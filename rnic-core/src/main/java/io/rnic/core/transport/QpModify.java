@@ -35,6 +35,9 @@ final class QpModify {
             qp.qkey = a.qkey();
         }
         qp.attrs.copyFrom(a, mask);
+        if (qp.state != QpState.RESET && qp.state != QpState.INIT) {
+            qp.addressing.attributesChanged(qp.attrs, mask);
+        }
         if ((mask & QpAttrMask.STATE) == 0) {
             qp.completer.attributesChanged();
             return;
@@ -86,8 +89,8 @@ final class QpModify {
     }
 
     /**
-     * To ERR: the requester and responder stop, every outstanding send WQE flushes, {@code event}
-     * (if set) is raised, and the receive side flushes (reference §6.4).
+     * To ERR: the requester and responder stop, every outstanding send WQE and the receive side
+     * flush (reference §6.4; on an SRQ the last-WQE event), and {@code event} (if set) is raised.
      */
     void toError(AsyncEvent.Type event) {
         if (qp.state == QpState.ERR) {
@@ -98,10 +101,9 @@ final class QpModify {
         qp.completer.stop();
         RecvWqe held = qp.responder.stop();
         qp.completions.flushSend();
+        qp.rq.qpFailed(qp, held);
         if (event != null) {
             qp.hca.raise(new AsyncEvent(event, qp.qpn, "QP 0x" + Integer.toHexString(qp.qpn) + " moved to ERR"));
         }
-        // After the QP's own event: an SRQ then reports the QP's last WQE (o11-5.2.5).
-        qp.rq.qpFailed(qp, held);
     }
 }

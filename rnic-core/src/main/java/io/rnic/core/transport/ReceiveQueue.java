@@ -49,6 +49,19 @@ interface ReceiveQueue {
      */
     void qpFailed(QpContext qp, RecvWqe held);
 
+    /**
+     * Completes with WR_FLUSH_ERR what a QP in ERR must flush of this queue: every posted WQE of
+     * its own queue; nothing of a shared one, whose WQEs belong to the other QPs too.
+     */
+    void flushPosted(QpContext qp);
+
+    /**
+     * Whether a WQE a dropped message had taken stays with the QP for its next message (its own
+     * queue, as rxe does for UC), or completes in error so that it goes back (a shared queue,
+     * whose other QPs would otherwise lose it).
+     */
+    boolean keepsWqeOfDroppedMessage();
+
     /** A QP drawing from this queue was reset or destroyed: its WQEs go without completions. */
     void qpReset(RecvWqe held);
 }

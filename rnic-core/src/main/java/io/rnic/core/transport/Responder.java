@@ -86,6 +86,8 @@ final class Responder {
         rel.nakSent = false;
         resources.reset(maxDestRdAtomic);
         endMessage();
+        rwqe = null;
+        rwqeQueue = null;
     }
 
     /** Clears the message in progress; returns the receive WQE it held, if any. */
@@ -95,17 +97,21 @@ final class Responder {
         return held;
     }
 
-    /** Stops: the message in progress is abandoned; returns the receive WQE it held, if any. */
+    /** Stops: the message in progress is abandoned; returns the receive WQE the QP held, if any. */
     RecvWqe stop() {
         RecvWqe held = rwqe;
+        rwqe = null;
+        rwqeQueue = null;
         endMessage();
         return held;
     }
 
+    /**
+     * Ends the message in progress. A receive WQE the QP holds is not touched: it is completed
+     * with {@link #completeRwqe}, or kept for the next message after a dropped one (UC).
+     */
     private void endMessage() {
         inMessage = null;
-        rwqe = null;
-        rwqeQueue = null;
         placed = 0;
         if (writeMr != null) {
             writeMr.unpin();
@@ -191,11 +197,20 @@ final class Responder {
      * is kept, emptied, for the next message.
      */
     private void abandonMessage() {
-        RecvWqe keep = rwqe;
-        ReceiveQueue from = rwqeQueue;
+        if (rwqe != null) {
+            rwqe.sgl.unpin(); // the next message resolves its buffers again
+        }
         endMessage();
-        rwqe = keep;
-        rwqeQueue = from;
+    }
+
+    /** Completes the receive WQE the message holds and lets it go back to its queue. */
+    private void completeRwqe(WcStatus status, WcOpcode opcode, int byteLen, int flags, int imm, int inv, RocePacket p,
+                              boolean solicited) {
+        RecvWqe w = rwqe;
+        ReceiveQueue from = rwqeQueue;
+        rwqe = null;
+        rwqeQueue = null;
+        qp.completions.completeRecv(w, from, status, opcode, byteLen, flags, imm, inv, sourceQp(p), solicited);
     }
 
     private State checkOpSequence(RocePacket p) {
@@ -491,19 +506,19 @@ final class Responder {
             if (!invalidated) {
                 // The key cannot be invalidated (unknown, other PD, already invalid): the receive
                 // fails and the QP errors, but the message itself was fine, so it is still ACKed (rxe).
-                qp.completions.completeRecv(rwqe, rwqeQueue, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0,
-                        sourceQp(p), p.bth().solicited());
+                completeRwqe(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, p, p.bth().solicited());
                 endMessage();
                 acknowledge(p);
                 qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
                 return State.DONE;
             }
-            qp.completions.completeRecv(rwqe, rwqeQueue, WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv,
-                    sourceQp(p), p.bth().solicited());
+            completeRwqe(WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv, p, p.bth().solicited());
         } else if (op.hasImmediate()) {
-            takeRwqe();
-            qp.completions.completeRecv(rwqe, rwqeQueue, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
-                    WorkCompletion.WITH_IMM, p.immDt().immediate(), 0, sourceQp(p), p.bth().solicited());
+            if (rwqe == null) { // UC may hold one a dropped message took
+                takeRwqe();
+            }
+            completeRwqe(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, WorkCompletion.WITH_IMM,
+                    p.immDt().immediate(), 0, p, p.bth().solicited());
         }
         endMessage();
         return State.ACKNOWLEDGE;
@@ -618,30 +633,36 @@ final class Responder {
             case DROP_MESSAGE -> {
                 // UC has no NAKs: an erroneous message is dropped and the QP carries on.
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
+                if (rwqe != null && (e.wqeAtFault() || !rwqeQueue.keepsWqeOfDroppedMessage())) {
+                    // A WQE that is itself bad, or a shared queue's, is not kept for the next message.
+                    completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
+                }
                 abandonMessage();
             }
             case COMPLETE_AND_CONTINUE -> {
                 // UD: the datagram is dropped; a receive WQE it took completes with the error.
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
                 if (rwqe != null) {
-                    qp.completions.completeRecv(rwqe, rwqeQueue, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0,
-                            sourceQp(p), false);
+                    completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
                 }
                 endMessage();
             }
             case NAK_AND_ERROR -> {
                 sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
                 if (rwqe != null) {
-                    qp.completions.completeRecv(rwqe, rwqeQueue, e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0,
-                            sourceQp(p), false);
-                    rwqe = null;
-                }
-                if (e.fatal()) {
-                    qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
+                    completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
                 }
                 endMessage();
+                if (e.fatal()) { // RC's classes B and C
+                    qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
+                }
+                return State.DONE;
             }
             default -> throw new IllegalStateException("error handling " + qp.policy.errors());
+        }
+        if (e.wqeAtFault()) {
+            // A receive WQE that is itself bad stops the QP on every transport (rxe's class A).
+            qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
         }
         return State.DONE;
     }

@@ -23,7 +23,12 @@ enum ResponderError {
     /** An atomic's address is not 8-byte aligned. */
     MISALIGNED_ATOMIC(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
     /** A receive WQE's own buffers are not writable (bad lkey, bounds or LOCAL_WRITE). */
-    RECEIVE_BUFFER(AethSyndrome.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, true);
+    RECEIVE_BUFFER(AethSyndrome.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, true) {
+        @Override
+        boolean wqeAtFault() {
+            return true;
+        }
+    };
 
     private final int nakCode;
     private final WcStatus receiveStatus;
@@ -45,5 +50,13 @@ enum ResponderError {
 
     boolean fatal() {
         return fatal;
+    }
+
+    /**
+     * True when the receive WQE itself is at fault, not the packet: it completes with the error
+     * and the QP moves to ERR whatever the transport (rxe's class A).
+     */
+    boolean wqeAtFault() {
+        return false;
     }
 }

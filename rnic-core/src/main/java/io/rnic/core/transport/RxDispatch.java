@@ -9,10 +9,10 @@ import io.rnic.core.qp.QpState;
 
 /**
  * The checks a packet passes between the HCA's QP lookup and the engines, in rxe's order
- * (reference §8.4–8.6): the opcode's transport is the QP's, the source is one the QP's
- * addressing accepts (a connected QP's peer; anyone for a datagram QP), the P_Key matches, a
- * DETH's Q_Key is the QP's, and the QP's state takes the packet (requests from RTR on,
- * responses from RTS on). Each failure is a silent drop with its counter.
+ * (reference §8.4–8.6): the opcode's transport is the QP's and the QP's state takes the packet
+ * (requests from RTR on, responses from RTS on), the source is one the QP's addressing accepts
+ * (a connected QP's peer; anyone for a datagram QP), the P_Key matches, and a DETH's Q_Key is
+ * the QP's. Each failure is a silent drop with its counter.
  */
 final class RxDispatch implements QpEndpoint {
     private final QpContext qp;
@@ -24,7 +24,12 @@ final class RxDispatch implements QpEndpoint {
     @Override
     public void receive(RocePacket p, PseudoHeader ip) {
         var counters = qp.hca.counters();
-        if (p.opcode().transport() != qp.transport) {
+        QpState s = qp.state;
+        boolean response = p.opcode().isResponse();
+        boolean stateTakesIt = response
+                ? s == QpState.RTS || s == QpState.SQD || s == QpState.SQE
+                : s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE;
+        if (p.opcode().transport() != qp.transport || !stateTakesIt) {
             counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
             return;
         }
@@ -40,16 +45,10 @@ final class RxDispatch implements QpEndpoint {
             counters.inc(Counter.QKEY_VIOL_CNTR);
             return;
         }
-        QpState s = qp.state;
-        if (p.opcode().isResponse()) {
-            if (s == QpState.RTS || s == QpState.SQD || s == QpState.SQE) {
-                qp.completer.onResponse(p);
-                return;
-            }
-        } else if (s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE) {
+        if (response) {
+            qp.completer.onResponse(p);
+        } else {
             qp.responder.onRequest(p, ip);
-            return;
         }
-        counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
     }
 }

@@ -160,6 +160,16 @@ public final class SrqContext implements ReceiveQueue {
     }
 
     @Override
+    public void flushPosted(QpContext qp) {
+        // The posted WQEs are every attached QP's, not the failed one's.
+    }
+
+    @Override
+    public boolean keepsWqeOfDroppedMessage() {
+        return false;
+    }
+
+    @Override
     public void qpReset(RecvWqe held) {
         if (held != null) {
             held.sgl.unpin();
@@ -187,8 +197,8 @@ public final class SrqContext implements ReceiveQueue {
         if (maxWr == 0) {
             throw new IllegalArgumentException("SRQ max_wr must be at least 1");
         }
-        if (newLimit >= 0 && newLimit >= size) {
-            throw new IllegalArgumentException("srq_limit " + newLimit + " must be below max_wr " + size);
+        if (newLimit > size) {
+            throw new IllegalArgumentException("srq_limit " + newLimit + " exceeds max_wr " + size);
         }
         if (maxWr >= 0 && newLimit < 0 && maxWr < limit) {
             throw new IllegalArgumentException("SRQ max_wr " + maxWr + " is below its armed limit " + limit);

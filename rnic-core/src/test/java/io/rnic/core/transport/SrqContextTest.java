@@ -94,8 +94,11 @@ class SrqContextTest {
     }
 
     @Test
-    void aLimitAtOrAboveMaxWrAndAMaxWrBelowTheArmedLimitAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> srq.modify(-1, 16));
+    void aLimitAboveMaxWrAndAMaxWrBelowTheArmedLimitAreRefused() {
+        // rxe: srq_limit may equal the capacity, not exceed it; the same rule at creation.
+        assertThrows(IllegalArgumentException.class, () -> srq.modify(-1, 17));
+        srq.modify(-1, 16);
+        assertThrows(IllegalArgumentException.class, () -> new SrqContext(TestHca.create(), pd, 8, 1, 9));
         srq.modify(-1, 10);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> srq.modify(8, -1));
         assertTrue(e.getMessage().contains("armed limit 10"), e.getMessage());

@@ -86,4 +86,13 @@ class TransportEnumsTest {
         assertNull(WrOpcode.valueOf(13));
         assertNull(WrOpcode.valueOf(16));
     }
+
+    @Test
+    void wcStatusTextIsWhatIbvWcStatusStrSays() {
+        assertEquals("success", WcStatus.SUCCESS.text());
+        assertEquals("local length error", WcStatus.LOC_LEN_ERR.text());
+        assertEquals("Work Request Flushed Error", WcStatus.WR_FLUSH_ERR.text());
+        assertEquals("transport retry counter exceeded", WcStatus.RETRY_EXC_ERR.text());
+        assertEquals("TM software rendezvous", WcStatus.TM_RNDV_INCOMPLETE.text());
+    }
 }
