@@ -1,6 +1,9 @@
 package io.rnic.verbs;
 
 import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SendWorkRequest;
+import io.rnic.core.transport.WrOpcode;
 import io.rnic.core.transport.WorkCompletion;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
@@ -43,6 +46,17 @@ class SimPair implements AutoCloseable {
         cqB = b.createCq(4096);
         mrA = pdA.registerMemory(bufA, ALL_ACCESS);
         mrB = pdB.registerMemory(bufB, ALL_ACCESS);
+    }
+
+    /** A receive work request for {@code length} bytes at {@code offset} of B's buffer. */
+    RecvWorkRequest recvB(long wrId, int offset, int length) {
+        return new RecvWorkRequest().wrId(wrId).sge(mrB.address() + offset, length, mrB.lkey());
+    }
+
+    /** A signaled SEND of {@code length} bytes from {@code offset} of A's buffer. */
+    SendWorkRequest sendA(long wrId, int offset, int length) {
+        return new SendWorkRequest().wrId(wrId).opcode(WrOpcode.SEND).signaled(true)
+                .sge(mrA.address() + offset, length, mrA.lkey());
     }
 
     /** Runs virtual time until {@code cq} holds {@code n} completions (or 60 virtual seconds pass). */

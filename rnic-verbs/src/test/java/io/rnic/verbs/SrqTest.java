@@ -53,12 +53,11 @@ class SrqTest {
     }
 
     private void postSrq(long wrId, int offset, int length) {
-        srq.postRecv(new RecvWorkRequest().wrId(wrId).sge(p.mrB.address() + offset, length, p.mrB.lkey()));
+        srq.postRecv(p.recvB(wrId, offset, length));
     }
 
     private SendWorkRequest send(long wrId, int offset, int length) {
-        return new SendWorkRequest().wrId(wrId).opcode(WrOpcode.SEND).signaled(true)
-                .sge(p.mrA.address() + offset, length, p.mrA.lkey());
+        return p.sendA(wrId, offset, length);
     }
 
     private long events(AsyncEvent.Type t) {

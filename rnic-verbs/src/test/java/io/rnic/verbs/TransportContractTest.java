@@ -71,12 +71,11 @@ abstract class TransportContractTest {
     }
 
     private void recvB(long wrId, int offset, int length) {
-        qpB.postRecv(new RecvWorkRequest().wrId(wrId).sge(p.mrB.address() + offset, length, p.mrB.lkey()));
+        qpB.postRecv(p.recvB(wrId, offset, length));
     }
 
     private SendWorkRequest send(long wrId, int offset, int length) {
-        return addressed(new SendWorkRequest().wrId(wrId).opcode(WrOpcode.SEND).signaled(true)
-                .sge(p.mrA.address() + offset, length, p.mrA.lkey()));
+        return addressed(p.sendA(wrId, offset, length));
     }
 
     @Test

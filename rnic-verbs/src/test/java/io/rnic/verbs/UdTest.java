@@ -64,12 +64,11 @@ class UdTest {
     }
 
     private void recvB(long wrId, int offset, int length) {
-        qpB.postRecv(new RecvWorkRequest().wrId(wrId).sge(p.mrB.address() + offset, length, p.mrB.lkey()));
+        qpB.postRecv(p.recvB(wrId, offset, length));
     }
 
     private SendWorkRequest send(long wrId, int offset, int length) {
-        return new SendWorkRequest().wrId(wrId).opcode(WrOpcode.SEND).signaled(true)
-                .sge(p.mrA.address() + offset, length, p.mrA.lkey()).ud(toB, qpB.qpn(), QKEY);
+        return p.sendA(wrId, offset, length).ud(toB, qpB.qpn(), QKEY);
     }
 
     @Test
