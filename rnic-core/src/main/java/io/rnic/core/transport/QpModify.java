@@ -97,7 +97,6 @@ final class QpModify {
             return;
         }
         qp.state = QpState.ERR;
-        qp.requester.stop();
         qp.completer.stop();
         RecvWqe held = qp.responder.stop();
         qp.completions.flushSend();

@@ -96,12 +96,7 @@ final class Requester {
         cursor = 0;
         rdAtomicOutstanding = 0;
         rwqeMessagesOutstanding = 0;
-        rel.rnrWait = false;
-        drainNotify = false;
-    }
-
-    void stop() {
-        rel.rnrWait = false;
+        drainNotify = false; // the RNR wait ends with the timers (ReliabilityContext.stopTimers)
     }
 
     void drainRequested(boolean notify) {

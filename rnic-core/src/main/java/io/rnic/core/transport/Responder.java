@@ -132,7 +132,9 @@ final class Responder {
 
     /** Handles a request packet; {@code ip} is the IP header it arrived with (for a datagram's GRH). */
     void onRequest(RocePacket p, io.rnic.core.packet.PseudoHeader ip) {
-        rxIp = ip;
+        if (rxIp != ip) { // the HCA hands the same view every time: skip the reference store
+            rxIp = ip;
+        }
         State s = State.CHK_PSN;
         while (s != State.DONE) {
             s = switch (s) {

@@ -103,11 +103,15 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
          * message holds with the matching error, and move the QP to ERR (RC's class B/C errors).
          */
         NAK_AND_ERROR,
-        /** Drop the message silently; a receive WQE it took is kept for the next one (UC). */
+        /**
+         * Drop the message silently; a receive WQE it took is kept for the next one if its queue
+         * keeps such WQEs (the QP's own; a shared queue's completes in error), unless the WQE
+         * itself is at fault (UC).
+         */
         DROP_MESSAGE,
         /**
          * Drop the packet silently, except that a receive WQE already taken completes with the
-         * error's status; the QP carries on (UD).
+         * error's status; the QP carries on unless that WQE itself is at fault (UD).
          */
         COMPLETE_AND_CONTINUE
     }
