@@ -64,6 +64,19 @@ public abstract class AbstractWire implements Wire {
         }
     }
 
+    /** Tells the receiver that a batch of received packets ended. Never throws. */
+    protected final void batchEnd() {
+        WireReceiver r = receiver;
+        if (r != null) {
+            try {
+                r.onBatchEnd();
+            } catch (RuntimeException e) {
+                counters.handlerError();
+                LOG.debug("receiver of {} threw at the end of a batch", this, e);
+            }
+        }
+    }
+
     /** True if a tap is attached (so callers can skip computing a timestamp). */
     protected final boolean tapped() {
         return !taps.isEmpty();

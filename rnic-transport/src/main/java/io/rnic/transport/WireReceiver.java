@@ -13,4 +13,12 @@ public interface WireReceiver {
      * Exceptions thrown here are caught and counted by the wire.
      */
     void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination);
+
+    /**
+     * Called after the last packet of a batch the wire received together (one read of the
+     * socket, one delivery of the simulated network): the point where a receiver sends what
+     * it coalesced over the batch. Exceptions thrown here are caught and counted by the wire.
+     */
+    default void onBatchEnd() {
+    }
 }

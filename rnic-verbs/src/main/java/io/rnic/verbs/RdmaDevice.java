@@ -49,7 +49,18 @@ public final class RdmaDevice implements AutoCloseable {
                         config.keyRandom());
         hca.icrcPolicy(config.icrcPolicy());
         hca.asyncListener(this::dispatch);
-        wire.receiver(hca::onPacket);
+        wire.receiver(new io.rnic.transport.WireReceiver() {
+            @Override
+            public void onPacket(io.netty.buffer.ByteBuf packet, java.net.InetSocketAddress source,
+                                 java.net.InetSocketAddress destination) {
+                hca.onPacketInBatch(packet, source, destination);
+            }
+
+            @Override
+            public void onBatchEnd() {
+                hca.endBatch();
+            }
+        });
     }
 
     /** Opens a device on {@code wire} with the default configuration. */

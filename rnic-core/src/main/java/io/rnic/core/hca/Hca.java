@@ -55,6 +55,9 @@ public final class Hca {
     private int liveQps;
     private int nextSrqn = 1;
     private int internalErrors;
+    /** Work owed until the end of the receive batch (coalesced ACKs); protocol thread only. */
+    private Runnable[] atBatchEnd = new Runnable[16];
+    private int atBatchEndCount;
     private volatile Consumer<AsyncEvent> asyncListener = e -> LOG.debug("async event {}", e);
 
     public Hca(InetAddress address, HcaLimits limits, PKeyTable pkeys, Scheduler scheduler, PacketSink sink) {
@@ -214,10 +217,21 @@ public final class Hca {
 
     /**
      * Handles one received packet (the buffer's readable bytes, BTH through ICRC), borrowed from
-     * the wire. Malformed, unverifiable, misaddressed and unauthorised packets are dropped and
-     * counted; nothing thrown escapes.
+     * the wire, as a batch of one: what the packet left owed (a coalesced ACK) is sent before
+     * this returns. Malformed, unverifiable, misaddressed and unauthorised packets are dropped
+     * and counted; nothing thrown escapes.
      */
     public void onPacket(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
+        onPacketInBatch(buf, source, destination);
+        endBatch();
+    }
+
+    /**
+     * Handles one packet of a batch the wire read together; the wire calls {@link #endBatch}
+     * after the batch's last packet. Work owed to the batch's end (one ACK per QP for all the
+     * PSNs it acknowledges) waits until then.
+     */
+    public void onPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
         try {
             receive(buf, source, destination);
         } catch (RuntimeException e) {
@@ -229,6 +243,34 @@ public final class Hca {
                 LOG.debug("dropped a packet from {} after an internal error", source, e);
             }
         }
+    }
+
+    /**
+     * Runs {@code task} when the current receive batch ends (protocol thread only). A task is
+     * registered at most once per batch by its owner (it keeps a flag), so the list stays short.
+     */
+    public void atBatchEnd(Runnable task) {
+        if (atBatchEndCount == atBatchEnd.length) {
+            atBatchEnd = java.util.Arrays.copyOf(atBatchEnd, atBatchEndCount * 2);
+        }
+        atBatchEnd[atBatchEndCount++] = task;
+    }
+
+    /** Ends a receive batch: runs what the batch's packets left owed. Never throws. */
+    public void endBatch() {
+        // Index loop: a task may register another (it then runs in this same call).
+        for (int i = 0; i < atBatchEndCount; i++) {
+            Runnable t = atBatchEnd[i];
+            atBatchEnd[i] = null;
+            try {
+                t.run();
+            } catch (RuntimeException e) {
+                if (internalErrors++ < 10) {
+                    LOG.warn("work owed at the end of a receive batch failed", e);
+                }
+            }
+        }
+        atBatchEndCount = 0;
     }
 
     private void receive(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {

@@ -1,7 +1,6 @@
 package io.rnic.core.packet;
 
 import io.netty.buffer.ByteBuf;
-import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 
 /**
@@ -20,6 +19,8 @@ public final class Icrc {
     private final CRC32 crc = new CRC32();
     /** Pseudo-LRH + IP header (up to 60 bytes with options) + UDP + BTH. */
     private final byte[] head = new byte[LRH_PLACEHOLDER + 60 + 8 + BthFlyweight.LENGTH];
+    /** Payload copy of a direct buffer; grows to the largest packet seen. */
+    private byte[] scratch = new byte[4096 + 64];
 
     public Icrc() {
         for (int i = 0; i < LRH_PLACEHOLDER; i++) {
@@ -99,13 +100,17 @@ public final class Icrc {
     private void update(ByteBuf buf, int index, int length) {
         if (buf.hasArray()) {
             crc.update(buf.array(), buf.arrayOffset() + index, length);
-        } else if (buf.nioBufferCount() == 1) {
-            // The internal NIO view is reused by the buffer, so this does not allocate.
-            crc.update(buf.internalNioBuffer(index, length));
-        } else {
-            for (ByteBuffer part : buf.nioBuffers(index, length)) {
-                crc.update(part);
-            }
+            return;
         }
+        // A direct buffer's NIO view would be a new object per packet (pooled buffers drop their
+        // cached view when recycled), so copy through a scratch array instead: a 4 KiB memcpy
+        // costs less than the CRC itself and allocates nothing.
+        byte[] s = scratch;
+        if (s.length < length) {
+            s = new byte[Math.max(length, s.length * 2)];
+            scratch = s;
+        }
+        buf.getBytes(index, s, 0, length);
+        crc.update(s, 0, length);
     }
 }

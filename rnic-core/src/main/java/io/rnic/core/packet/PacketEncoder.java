@@ -25,8 +25,9 @@ public final class PacketEncoder {
     }
 
     /**
-     * Writes a zeroed packet skeleton of opcode {@code op} at {@code buf}'s writer index (TVer 0,
-     * PadCnt set, pad bytes and ICRC zero), advances the writer index past it and points
+     * Writes a packet skeleton of opcode {@code op} at {@code buf}'s writer index (headers zeroed
+     * but for the opcode, TVer 0, PadCnt set, pad bytes and ICRC zero; the payload is left as the
+     * buffer had it, for the caller to write in full), advances the writer index past it and points
      * {@code out} at it.
      *
      * @throws IllegalArgumentException if {@code op} does not allow {@code payloadLength} bytes
@@ -36,7 +37,10 @@ public final class PacketEncoder {
         int length = packetLength(op, payloadLength);
         int offset = buf.writerIndex();
         buf.ensureWritable(length);
-        buf.setZero(offset, length);
+        // Zero the headers and the pad + ICRC tail only: the payload is always written over.
+        int headers = length - payloadLength - padCount(payloadLength) - Icrc.LENGTH;
+        buf.setZero(offset, headers);
+        buf.setZero(offset + headers + payloadLength, length - headers - payloadLength);
         buf.writerIndex(offset + length);
         out.set(buf, offset, length, op, payloadLength, HeaderFlyweight.addressOf(buf, offset));
         out.bth().opcode(op.code()).padCount(padCount(payloadLength));

@@ -279,6 +279,8 @@ public final class QpContext {
      * event is raised if {@code event} is set.
      */
     void moveToError(AsyncEvent.Type event) {
+        // What the responder acknowledged before the error still leaves, as it would have uncoalesced.
+        responder.flushOwedAck();
         modify.toError(event);
     }
 

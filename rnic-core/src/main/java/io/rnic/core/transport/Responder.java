@@ -72,6 +72,10 @@ final class Responder {
     private MemoryRegion readMr;
     /** The region an atomic being executed was checked against (pinned). */
     private MemoryRegion atomicMr;
+    /** A positive ACK owed until the end of the receive batch ({@link #sendAck}). */
+    private boolean ackOwed;
+    private int owedAckPsn;
+    private final Runnable flushOwedAck = this::flushOwedAck;
 
     Responder(QpContext qp) {
         this.qp = qp;
@@ -423,6 +427,7 @@ final class Responder {
     private void sendReadResponses(ResponderResource r, int fromPsn, MemoryRegion mr) {
         int packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
         int startIndex = Psn.forward(r.firstPsn, fromPsn);
+        flushOwedAck();
         for (int i = startIndex; i < packets; i++) {
             long offset = (long) i * qp.mtu;
             int len = (int) Math.min(qp.mtu, r.length - offset);
@@ -474,6 +479,7 @@ final class Responder {
     }
 
     private void sendAtomicAck(int psn, long original) {
+        flushOwedAck();
         Opcode op = OpcodeTable.find(qp.transport, Operation.ATOMIC_ACKNOWLEDGE, Position.ONLY, false, false);
         Destination d = qp.addressing.replies();
         RocePacket out = qp.framer.start(op, 0, d);
@@ -538,8 +544,40 @@ final class Responder {
         return State.DONE;
     }
 
-    /** Sends an ACKNOWLEDGE packet with the given syndrome at {@code psn}. */
+    /**
+     * Sends an ACKNOWLEDGE packet with the given syndrome at {@code psn}. A positive ACK is
+     * coalesced: it is owed until the HCA ends the batch of packets it is receiving, and one ACK
+     * then covers every PSN up to the newest owed one (an ACK acknowledges all earlier PSNs,
+     * reference §5.1; rxe does the same per burst). A NAK, a READ response or an atomic
+     * response first sends the owed ACK, so the peer sees responses in PSN order.
+     */
     private void sendAck(int syndrome, int psn) {
+        if (AethSyndrome.type(syndrome) == AethSyndrome.TYPE_ACK) {
+            owedAckPsn = psn;
+            if (!ackOwed) {
+                ackOwed = true;
+                qp.hca.atBatchEnd(flushOwedAck);
+            }
+            return;
+        }
+        flushOwedAck();
+        transmitAck(syndrome, psn);
+    }
+
+    /** Sends the coalesced ACK, if one is owed and the QP still responds. */
+    void flushOwedAck() {
+        if (!ackOwed) {
+            return;
+        }
+        ackOwed = false;
+        io.rnic.core.qp.QpState s = qp.state;
+        if (qp.destroyed || s == io.rnic.core.qp.QpState.ERR || s == io.rnic.core.qp.QpState.RESET) {
+            return;
+        }
+        transmitAck(ackSyndrome(), owedAckPsn);
+    }
+
+    private void transmitAck(int syndrome, int psn) {
         Opcode op = OpcodeTable.find(qp.transport, Operation.ACKNOWLEDGE, Position.ONLY, false, false);
         Destination d = qp.addressing.replies();
         RocePacket out = qp.framer.start(op, 0, d);

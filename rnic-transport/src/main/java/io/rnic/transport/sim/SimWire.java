@@ -82,6 +82,8 @@ public final class SimWire extends AbstractWire {
                 return false;
             }
             handOver(packet, source, local, network.scheduler().nanoTime());
+            // One delivery is one batch: the simulated network's timing stays exactly as it was.
+            batchEnd();
             return true;
         } finally {
             packet.release();

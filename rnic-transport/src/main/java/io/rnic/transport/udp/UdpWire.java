@@ -334,6 +334,14 @@ public final class UdpWire extends AbstractWire {
         }
 
         @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            // The end of one read of the socket: coalesced ACKs leave now, flushed with the rest.
+            if (!closed) {
+                batchEnd();
+            }
+        }
+
+        @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             counters.sendError();
             LOG.debug("socket error on {}", ctx.channel(), cause);
