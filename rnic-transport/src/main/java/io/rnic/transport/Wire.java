@@ -43,6 +43,23 @@ public interface Wire extends PacketSink, AutoCloseable {
     @Override
     void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
 
+    /**
+     * True if no thread of the wire's own delivers its packets: the application thread that
+     * drives it must call {@link #progress} (the UDP wire on an invoker agent).
+     */
+    default boolean callerDriven() {
+        return false;
+    }
+
+    /**
+     * Runs one duty cycle of a {@linkplain #callerDriven caller-driven} wire on the calling
+     * thread, first waiting up to {@code waitNanos} for work (0: until there is some; -1: not
+     * at all). Returns the work done; 0 on any other wire, or from any other thread.
+     */
+    default int progress(long waitNanos) {
+        return 0;
+    }
+
     /** Sets the handler of received packets (replacing any earlier one). */
     void receiver(WireReceiver receiver);
 

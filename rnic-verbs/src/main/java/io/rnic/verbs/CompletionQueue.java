@@ -11,29 +11,58 @@ public final class CompletionQueue implements AutoCloseable {
     private final RdmaDevice device;
     final io.rnic.core.transport.CompletionQueue core;
     private final CompletionChannel channel;
+    /** A blocking duty cycle wakes at least this often to look at the clock. */
+    private static final long MAX_DRIVE_WAIT_NANOS = 1_000_000;
+    private final boolean callerDriven;
 
     CompletionQueue(RdmaDevice device, io.rnic.core.transport.CompletionQueue core, CompletionChannel channel) {
         this.device = device;
         this.core = core;
         this.channel = channel;
+        this.callerDriven = device.isCallerDriven();
         if (channel != null) {
             channel.register(this);
         }
     }
 
-    /** Copies up to {@code out.length} completions into {@code out}; returns how many. */
+    /**
+     * Copies up to {@code out.length} completions into {@code out}; returns how many. On a
+     * device driven by its application's thread, an empty poll first runs one duty cycle.
+     */
     public int poll(WorkCompletion[] out) {
-        return core.poll(out, out.length);
+        int n = core.poll(out, out.length);
+        if (n == 0 && callerDriven && device.progress(-1) > 0) {
+            n = core.poll(out, out.length);
+        }
+        return n;
     }
 
-    /** Polls one completion; returns false if none is waiting. */
+    /** Polls one completion; returns false if none is waiting. Drives the device as {@link #poll(WorkCompletion[])} does. */
     public boolean poll(WorkCompletion out) {
-        return core.poll(out);
+        return core.poll(out) || (callerDriven && device.progress(-1) > 0 && core.poll(out));
     }
 
-    /** Blocks up to {@code timeoutNanos} until a completion is waiting (real wires only). */
+    /**
+     * Waits up to {@code timeoutNanos} until a completion is waiting (real wires only). A device
+     * driven by its application's thread runs its duty cycles meanwhile, idling between them as
+     * its agent's idle strategy says.
+     */
     public boolean await(long timeoutNanos) throws InterruptedException {
-        return core.await(timeoutNanos);
+        if (!callerDriven) {
+            return core.await(timeoutNanos);
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (core.size() == 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            device.progress(Math.min(left, MAX_DRIVE_WAIT_NANOS));
+        }
+        return true;
     }
 
     /** Arms one notification to the completion channel: for the next completion, or the next solicited one. */

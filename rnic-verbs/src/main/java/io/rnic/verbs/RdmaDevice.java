@@ -163,6 +163,10 @@ public final class RdmaDevice implements AutoCloseable {
         if (wire.scheduler().inOwnerThread()) {
             return work.get();
         }
+        if (wire.callerDriven()) {
+            throw new IllegalStateException("device " + gid() + " is driven by the thread that created its agent"
+                    + " (invoker threading); call it from that thread, not " + Thread.currentThread().getName());
+        }
         CompletableFuture<T> f = new CompletableFuture<>();
         wire.scheduler().execute(() -> {
             try {
@@ -184,6 +188,23 @@ public final class RdmaDevice implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new IllegalStateException("the protocol thread did not answer within " + SYNC_TIMEOUT_SECONDS + " s", e);
         }
+    }
+
+    /**
+     * Runs one duty cycle of the device's wire on the calling thread, if the device is driven by
+     * its application (a UDP wire on an invoker {@code HcaAgent}), first waiting up to
+     * {@code waitNanos} for work (0: until there is some; -1: not at all). Polling and waiting on
+     * the device's completion queues call it; an application that waits for something else
+     * (memory it expects a peer to write) calls it in its loop. Returns the work done; 0 on a
+     * device with a thread of its own.
+     */
+    public int progress(long waitNanos) {
+        return wire.progress(waitNanos);
+    }
+
+    /** True if the device's wire is driven by the application's thread (see {@link #progress}). */
+    public boolean isCallerDriven() {
+        return wire.callerDriven();
     }
 
     void checkOpen() {

@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
 
 /**
@@ -8,15 +10,45 @@ import java.util.function.Consumer;
  * it into an IBV_EVENT_CQ_ERR asynchronous event); completions that do not fit are lost, as on
  * hardware. Request-notify arms a one-shot notification for the next completion, or the next
  * solicited one.
+ *
+ * <p>Lock-free: the one producer publishes an entry by advancing {@code tail}; pollers copy an
+ * entry and then claim it by advancing {@code head} with a compare-and-set, discarding the copy
+ * if another poller claimed it first (the producer reuses a slot only after its claim). A
+ * thread that waits announces itself in {@code waiters} before its last look, and the producer
+ * takes the lock to wake it only when someone has announced: a completion costs no lock and no
+ * wake-up while nobody waits.
  */
 public final class CompletionQueue {
+    private static final VarHandle HEAD;
+    private static final VarHandle ARMED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(CompletionQueue.class, "head", long.class);
+            ARMED = l.findVarHandle(CompletionQueue.class, "armed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final int NOT_ARMED = 0;
+    private static final int ARMED_NEXT = 1;
+    private static final int ARMED_SOLICITED = 2;
+
     private final int id;
+    private final int capacity;
     private final WorkCompletion[] ring;
+    private final int mask;
     private final Object lock = new Object();
-    private long head;
-    private long tail;
-    private boolean overflowed;
-    private int armed; // 0 none, 1 next, 2 solicited only
+    /** Next entry to poll; advanced by pollers with a compare-and-set. */
+    private volatile long head;
+    /** Next entry to fill; written by the producer only. */
+    private volatile long tail;
+    private volatile boolean overflowed;
+    private volatile int armed;
+    /** Threads between announcing a wait and leaving it. */
+    private volatile int waiters;
     private volatile Consumer<CompletionQueue> notifier;
     private volatile Consumer<CompletionQueue> overflowHandler;
     private volatile boolean destroyed;
@@ -27,8 +59,11 @@ public final class CompletionQueue {
             throw new IllegalArgumentException("a CQ needs at least 1 entry, asked for " + capacity);
         }
         this.id = id;
-        this.ring = new WorkCompletion[capacity];
-        for (int i = 0; i < capacity; i++) {
+        this.capacity = capacity;
+        int slots = Integer.highestOneBit(capacity) == capacity ? capacity : Integer.highestOneBit(capacity) << 1;
+        this.ring = new WorkCompletion[slots];
+        this.mask = slots - 1;
+        for (int i = 0; i < slots; i++) {
             ring[i] = new WorkCompletion();
         }
     }
@@ -38,7 +73,7 @@ public final class CompletionQueue {
     }
 
     public int capacity() {
-        return ring.length;
+        return capacity;
     }
 
     /** Sets who is told when an armed notification fires (the completion channel). */
@@ -56,72 +91,69 @@ public final class CompletionQueue {
      * queue is full (overflow). Must be followed by {@link #commit}.
      */
     WorkCompletion begin() {
-        boolean firstOverflow = false;
-        synchronized (lock) {
-            if (tail - head < ring.length) {
-                WorkCompletion wc = ring[(int) (tail % ring.length)];
-                wc.clear();
-                return wc;
-            }
-            if (!overflowed) {
-                overflowed = true;
-                firstOverflow = true;
-            }
+        long t = tail;
+        if (t - head < capacity) {
+            WorkCompletion wc = ring[(int) t & mask];
+            wc.clear();
+            return wc;
         }
-        // Outside the lock: the handler reaches application listeners, which may poll this CQ.
-        Consumer<CompletionQueue> h = overflowHandler;
-        if (firstOverflow && h != null) {
-            h.accept(this);
+        if (!overflowed) {
+            overflowed = true;
+            // The handler reaches application listeners, which may poll this CQ.
+            Consumer<CompletionQueue> h = overflowHandler;
+            if (h != null) {
+                h.accept(this);
+            }
         }
         return null;
     }
 
     /** Publishes the entry from {@link #begin}; {@code solicited} is the SE bit of the message. */
     void commit(boolean solicited) {
-        Consumer<CompletionQueue> fire = null;
-        synchronized (lock) {
-            tail++;
-            if (armed == 1 || (armed == 2 && solicited)) {
-                armed = 0;
-                fire = notifier;
+        tail = tail + 1; // a volatile store: pollers see the entry, and it orders before the read of waiters
+        int a = armed;
+        if (a != NOT_ARMED && (a == ARMED_NEXT || solicited) && ARMED.compareAndSet(this, a, NOT_ARMED)) {
+            Consumer<CompletionQueue> fire = notifier;
+            if (fire != null) {
+                fire.accept(this);
             }
-            lock.notifyAll();
         }
-        if (fire != null) {
-            fire.accept(this);
+        if (waiters != 0) {
+            synchronized (lock) {
+                lock.notifyAll();
+            }
         }
     }
 
     /** Copies up to {@code max} completions into {@code out} (oldest first); returns how many. */
     public int poll(WorkCompletion[] out, int max) {
         int n = Math.min(max, out.length);
-        synchronized (lock) {
-            int got = 0;
-            while (got < n && head < tail) {
-                out[got++].set(ring[(int) (head % ring.length)]);
-                head++;
-            }
-            return got;
+        int got = 0;
+        while (got < n && poll(out[got])) {
+            got++;
         }
+        return got;
     }
 
     /** Polls one completion into {@code out}; returns false if the queue is empty. */
     public boolean poll(WorkCompletion out) {
-        synchronized (lock) {
-            if (head == tail) {
+        for (;;) {
+            long h = head;
+            if (h == tail) {
                 return false;
             }
-            out.set(ring[(int) (head % ring.length)]);
-            head++;
-            return true;
+            out.set(ring[(int) h & mask]);
+            if (HEAD.compareAndSet(this, h, h + 1)) {
+                return true;
+            }
+            // Another poller took entry h first (and the producer may be refilling its slot): retry.
         }
     }
 
     /** Completions waiting to be polled. */
     public int size() {
-        synchronized (lock) {
-            return (int) (tail - head);
-        }
+        long h = head;
+        return (int) Math.max(0, tail - h);
     }
 
     /**
@@ -129,31 +161,35 @@ public final class CompletionQueue {
      * waiting. For real wires only: on the simulated network nothing happens while a thread waits.
      */
     public boolean await(long timeoutNanos) throws InterruptedException {
+        if (head != tail) {
+            return true;
+        }
         long start = System.nanoTime();
         synchronized (lock) {
-            while (head == tail) {
-                long left = timeoutNanos - (System.nanoTime() - start); // no overflow for huge timeouts
-                if (left <= 0 || destroyed) {
-                    return head != tail;
+            waiters++;
+            try {
+                while (head == tail) { // read after the announcement: the producer sees one or the other
+                    long left = timeoutNanos - (System.nanoTime() - start); // no overflow for huge timeouts
+                    if (left <= 0 || destroyed) {
+                        return head != tail;
+                    }
+                    lock.wait(left / 1_000_000, (int) (left % 1_000_000));
                 }
-                lock.wait(left / 1_000_000, (int) (left % 1_000_000));
+                return true;
+            } finally {
+                waiters--;
             }
-            return true;
         }
     }
 
     /** Arms a one-shot notification for the next completion, or the next solicited one. */
     public void requestNotify(boolean solicitedOnly) {
-        synchronized (lock) {
-            armed = solicitedOnly ? 2 : 1;
-        }
+        armed = solicitedOnly ? ARMED_SOLICITED : ARMED_NEXT;
     }
 
     /** True once the queue has lost a completion for lack of room. */
     public boolean hasOverflowed() {
-        synchronized (lock) {
-            return overflowed;
-        }
+        return overflowed;
     }
 
     /** Counts a QP using this CQ, so that destroying the CQ can be refused while in use. */
@@ -179,6 +215,6 @@ public final class CompletionQueue {
 
     @Override
     public String toString() {
-        return "CQ#" + id + "(" + size() + "/" + ring.length + ")";
+        return "CQ#" + id + "(" + size() + "/" + capacity + ")";
     }
 }

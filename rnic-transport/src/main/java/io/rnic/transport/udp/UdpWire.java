@@ -9,13 +9,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.rnic.core.packet.BthFlyweight;
@@ -28,7 +24,6 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,9 +38,14 @@ public final class UdpWire extends AbstractWire {
     /** Largest datagram we expect: 4096-byte MTU plus headers, with room to spare. */
     static final int MAX_DATAGRAM = 9216;
 
+    /** Send sockets per HCA at most: QPs' flows are hashed onto them (a power of two). */
+    static final int SOURCE_PORT_POOL = 16;
+    /** Datagrams one {@code recvmmsg} may return on native epoll. */
+    static final int DATAGRAMS_PER_READ = 8;
+
     private final InetSocketAddress local;
-    private final EventLoopGroup group;
-    private final boolean ownsGroup;
+    private final HcaAgent agent;
+    private final boolean ownsAgent;
     private final EventLoop loop;
     private final EventLoopScheduler scheduler;
     private final Channel main;
@@ -53,6 +53,8 @@ public final class UdpWire extends AbstractWire {
     /** Send sockets by source port; an array so the per-packet lookup does not box the port. */
     private final java.util.concurrent.atomic.AtomicReferenceArray<Channel> flows =
             new java.util.concurrent.atomic.AtomicReferenceArray<>(65536);
+    /** The bounded pool of send sockets: slot to source port (0 while unbound). */
+    private final int[] poolPorts = new int[SOURCE_PORT_POOL];
     private final List<Channel> dirty = new ArrayList<>();
     private final Runnable flushTask = this::flushDirty;
     private final ChannelHandler inbound = new Inbound();
@@ -66,23 +68,28 @@ public final class UdpWire extends AbstractWire {
         if (ip == null || ip.isAnyLocalAddress()) {
             throw new IllegalArgumentException("a UDP wire must bind a concrete IP address (the ICRC covers it), got " + ip);
         }
-        this.nativeTransport = b.preferNative && Epoll.isAvailable();
-        this.allocator = b.allocator;
-        if (b.group != null) {
-            this.group = b.group;
-            this.ownsGroup = false;
+        if (b.agent != null) {
+            this.agent = b.agent;
+            this.ownsAgent = false;
         } else {
-            this.group = newGroup(nativeTransport, 1);
-            this.ownsGroup = true;
+            this.agent = HcaAgent.dedicated(HcaAgent.Idle.BACKOFF, b.preferNative);
+            this.ownsAgent = true;
         }
-        this.loop = group.next();
+        this.nativeTransport = agent.isNative();
+        this.allocator = b.allocator;
+        agent.retain();
+        this.loop = agent.loop();
         this.scheduler = new EventLoopScheduler(loop);
         this.epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
-        io.netty.channel.ChannelFuture bound = bootstrap().bind(ip, b.port).awaitUninterruptibly();
+        io.netty.channel.ChannelFuture bound;
+        try {
+            bound = (io.netty.channel.ChannelFuture) agent.await(bootstrap().bind(ip, b.port));
+        } catch (RuntimeException e) {
+            releaseAgent();
+            throw e;
+        }
         if (!bound.isSuccess()) {
-            if (ownsGroup) {
-                group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            }
+            releaseAgent();
             throw new IllegalStateException("cannot bind UDP " + ip.getHostAddress() + ":" + b.port + ": "
                     + bound.cause().getMessage(), bound.cause());
         }
@@ -90,10 +97,12 @@ public final class UdpWire extends AbstractWire {
         this.local = (InetSocketAddress) main.localAddress();
     }
 
-    /** An event loop group of the transport this machine supports best, for sharing among wires. */
-    public static EventLoopGroup newGroup(boolean preferNative, int threads) {
-        return new MultiThreadIoEventLoopGroup(threads,
-                preferNative && Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    private void releaseAgent() {
+        if (ownsAgent) {
+            agent.close();
+        } else {
+            agent.release();
+        }
     }
 
     /** Starts building a wire bound to {@code ip}. */
@@ -115,7 +124,7 @@ public final class UdpWire extends AbstractWire {
         private final InetAddress address;
         private int port = PseudoHeader.ROCE_PORT;
         private boolean preferNative = true;
-        private EventLoopGroup group;
+        private HcaAgent agent;
         private io.netty.buffer.ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
 
         private Builder(InetAddress address) {
@@ -138,11 +147,12 @@ public final class UdpWire extends AbstractWire {
         }
 
         /**
-         * Runs on an event loop of {@code group} instead of a group of its own; the group must be
-         * of the same transport ({@link UdpWire#newGroup}) and is not shut down by the wire.
+         * Runs on {@code agent} (shared among wires, or driven by the application's thread)
+         * instead of a dedicated agent of its own with the backoff idle strategy. The wire does
+         * not close an agent it was given.
          */
-        public Builder group(EventLoopGroup group) {
-            this.group = group;
+        public Builder agent(HcaAgent agent) {
+            this.agent = java.util.Objects.requireNonNull(agent, "agent");
             return this;
         }
 
@@ -158,14 +168,22 @@ public final class UdpWire extends AbstractWire {
     }
 
     private Bootstrap bootstrap() {
-        return new Bootstrap()
+        Bootstrap b = new Bootstrap()
                 .group(loop)
                 .channel(nativeTransport ? EpollDatagramChannel.class : NioDatagramChannel.class)
                 .option(ChannelOption.ALLOCATOR, allocator)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20)
                 .option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(inbound);
+        if (nativeTransport) {
+            // recvmmsg: one read returns up to DATAGRAMS_PER_READ datagrams, each a slice of one buffer.
+            b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR,
+                            new FixedRecvByteBufAllocator(MAX_DATAGRAM * DATAGRAMS_PER_READ).maxMessagesPerRead(64));
+        } else {
+            b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(64));
+        }
+        return b;
     }
 
     /** True if this wire runs on native epoll rather than NIO. */
@@ -183,15 +201,37 @@ public final class UdpWire extends AbstractWire {
         return scheduler;
     }
 
-    /** The event loop this wire's packets are delivered on. */
+    /** The event loop of this wire's agent (its packets are delivered there). */
     public EventLoop eventLoop() {
         return loop;
     }
 
+    /** The agent whose duty cycle runs this wire. */
+    public HcaAgent agent() {
+        return agent;
+    }
+
+    @Override
+    public boolean callerDriven() {
+        return agent.isInvoker();
+    }
+
+    @Override
+    public int progress(long waitNanos) {
+        if (!agent.isInvoker() || !agent.inAgentThread() || closed) {
+            return 0;
+        }
+        return waitNanos < 0 ? agent.doWork(-1) : agent.doWorkIdling(waitNanos);
+    }
+
     /**
-     * Binds a send socket on {@code preferredSourcePort} of this wire's address, unless called
-     * from the event loop (binding there would block it) or the port is taken: then the flow
-     * uses the receive port, and the returned value says so.
+     * Finds the send socket for a flow that would like {@code preferredSourcePort}. Flows are
+     * hashed onto a pool of at most {@link #SOURCE_PORT_POOL} sockets, so an HCA with thousands
+     * of QPs holds a bounded number of sockets and the source port still varies between flows
+     * (ECMP entropy). A pool slot's socket is bound, on the flow's preferred port if free, by
+     * the first flow that hashes to it; binding can block, so from the agent's own dedicated
+     * thread, or when binding fails, the flow uses the receive port. The returned port is the
+     * one the flow's packets will carry.
      */
     @Override
     public int openFlow(int preferredSourcePort) {
@@ -201,23 +241,27 @@ public final class UdpWire extends AbstractWire {
         if (closed || preferredSourcePort == local.getPort() || preferredSourcePort == 0) {
             return local.getPort();
         }
-        if (flows.get(preferredSourcePort) != null) {
-            return preferredSourcePort;
-        }
-        if (loop.inEventLoop()) {
-            return local.getPort();
-        }
-        synchronized (flows) {
-            if (flows.get(preferredSourcePort) != null) {
-                return preferredSourcePort;
+        int slot = (preferredSourcePort * 0x9E3779B1) >>> (32 - Integer.numberOfTrailingZeros(SOURCE_PORT_POOL));
+        synchronized (poolPorts) {
+            if (poolPorts[slot] != 0) {
+                return poolPorts[slot];
             }
-            io.netty.channel.ChannelFuture f = bootstrap().bind(local.getAddress(), preferredSourcePort).awaitUninterruptibly();
-            if (!f.isSuccess()) {
-                LOG.debug("source port {} unavailable on {}, flow uses {}", preferredSourcePort, local, local.getPort(), f.cause());
+            if (loop.inEventLoop() && !agent.isInvoker()) {
                 return local.getPort();
             }
-            flows.set(preferredSourcePort, f.channel());
-            return preferredSourcePort;
+            io.netty.channel.ChannelFuture f = (io.netty.channel.ChannelFuture)
+                    agent.await(bootstrap().bind(local.getAddress(), preferredSourcePort));
+            if (!f.isSuccess()) {
+                LOG.debug("source port {} unavailable on {}, trying another", preferredSourcePort, local, f.cause());
+                f = (io.netty.channel.ChannelFuture) agent.await(bootstrap().bind(local.getAddress(), 0));
+                if (!f.isSuccess()) {
+                    return local.getPort();
+                }
+            }
+            int port = ((InetSocketAddress) f.channel().localAddress()).getPort();
+            flows.set(port, f.channel());
+            poolPorts[slot] = port;
+            return port;
         }
     }
 
@@ -268,8 +312,9 @@ public final class UdpWire extends AbstractWire {
     }
 
     /**
-     * Closes every socket (freeing the port) and, if the wire made its own event loop group,
-     * shuts it down. Packets sent afterwards are released and counted as send errors.
+     * Closes every socket (freeing the port) and the agent if the wire made its own (or leaves
+     * the shared agent). Packets sent afterwards are released and counted as send errors. On an
+     * invoker agent, call it from the agent's thread.
      */
     @Override
     public void close() {
@@ -278,26 +323,23 @@ public final class UdpWire extends AbstractWire {
         }
         closed = true;
         List<Channel> all = new ArrayList<>();
-        for (int port = 0; port < flows.length(); port++) {
-            Channel ch = flows.get(port);
+        for (int port : poolPorts) {
+            Channel ch = port == 0 ? null : flows.get(port);
             if (ch != null) {
                 all.add(ch);
             }
         }
         all.add(main);
         for (Channel ch : all) {
-            if (loop.inEventLoop()) {
+            if (loop.inEventLoop() && !agent.isInvoker()) {
                 ch.close();
+            } else if (loop.inEventLoop() || !agent.isInvoker()) {
+                agent.await(ch.close());
             } else {
-                ch.close().syncUninterruptibly();
+                ch.close(); // an invoker's sockets close when its thread next drives it
             }
         }
-        if (ownsGroup) {
-            io.netty.util.concurrent.Future<?> f = group.shutdownGracefully(0, 100, TimeUnit.MILLISECONDS);
-            if (!loop.inEventLoop()) {
-                f.syncUninterruptibly();
-            }
-        }
+        releaseAgent();
     }
 
     @Override

@@ -1,0 +1,299 @@
+package io.rnic.transport.udp;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ManualIoEventLoop;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.Future;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The thread that runs one or more HCAs' UDP wires, in the style of an Aeron agent: a duty cycle
+ * reads every ready datagram (in batches), runs the doorbells the application rang and the
+ * timers that are due, and then flushes all output once; between cycles with nothing to do it
+ * idles as its {@link Idle} strategy says.
+ *
+ * <p>Three ways to run it ({@link Threading}): a thread of its own ({@link #dedicated}), one
+ * thread shared by every HCA of the JVM that asks for it ({@link #shared}), or no thread at all
+ * ({@link #invoker}): the application thread that creates it drives the duty cycle itself
+ * whenever it polls a completion queue or waits for one, so a post, the protocol and the
+ * completion run on one thread with no hand-off.
+ *
+ * <p>The duty cycle is Netty's {@link ManualIoEventLoop}: on native epoll one cycle is one
+ * {@code epoll_wait} (non-blocking unless idle) and batched {@code recvmmsg}/{@code sendmmsg}.
+ */
+public final class HcaAgent implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HcaAgent.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    /** Idle cycles a backoff agent spins before it yields, and yields before it blocks. */
+    static final int BACKOFF_SPINS = 2_000;
+    static final int BACKOFF_YIELDS = 200;
+    private static HcaAgent sharedAgent;
+
+    /** Which thread runs the duty cycle. */
+    public enum Threading {
+        /** A thread of its own, per agent (per HCA unless agents are passed around). */
+        DEDICATED,
+        /** One thread for every HCA of the JVM that asks for the shared agent. */
+        SHARED,
+        /** The application thread that created the agent, whenever it polls or waits. */
+        INVOKER
+    }
+
+    /** What an agent does when a duty cycle found nothing to do. */
+    public enum Idle {
+        /** Runs the next cycle at once: the lowest latency, a whole core. */
+        SPIN,
+        /** Spins a while, then yields a while, then blocks in the poller until I/O or a doorbell. */
+        BACKOFF,
+        /** Blocks in the poller at once: the least CPU, a wake-up per doorbell. */
+        BLOCK
+    }
+
+    private final Threading threading;
+    private final Idle idle;
+    private final ManualIoEventLoop loop;
+    private final Thread thread;
+    private final boolean nativeTransport;
+    private int users;
+    private volatile boolean running = true;
+    private int idleCycles;
+    private long invokerWait = -1;
+
+    private HcaAgent(Threading threading, Idle idle, boolean preferNative) {
+        this.threading = Objects.requireNonNull(threading, "threading");
+        this.idle = Objects.requireNonNull(idle, "idle");
+        this.nativeTransport = preferNative && Epoll.isAvailable();
+        IoHandlerFactory io = nativeTransport ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        if (threading == Threading.INVOKER) {
+            this.thread = null;
+            this.loop = new ManualIoEventLoop(Thread.currentThread(), io);
+        } else {
+            this.thread = new Thread(this::runDutyCycles, "rnic-agent-" + THREADS.incrementAndGet());
+            this.thread.setDaemon(true);
+            this.loop = new ManualIoEventLoop(thread, io);
+            this.thread.start();
+        }
+    }
+
+    /** An agent with a thread of its own. */
+    public static HcaAgent dedicated(Idle idle) {
+        return new HcaAgent(Threading.DEDICATED, idle, true);
+    }
+
+    /** As {@link #dedicated(Idle)}, on NIO even where native epoll is available. */
+    public static HcaAgent dedicated(Idle idle, boolean preferNative) {
+        return new HcaAgent(Threading.DEDICATED, idle, preferNative);
+    }
+
+    /**
+     * The JVM's shared agent: one thread for every wire that asks for it. It is started by the
+     * first wire and stops when the last one closes; {@code idle} applies when it starts.
+     */
+    public static synchronized HcaAgent shared(Idle idle) {
+        if (sharedAgent == null || !sharedAgent.running) {
+            sharedAgent = new HcaAgent(Threading.SHARED, idle, true);
+        }
+        return sharedAgent;
+    }
+
+    /**
+     * An agent without a thread, driven by the calling thread: only that thread may use the
+     * devices on it, and nothing happens on their wires unless it polls or waits ({@code idle}
+     * says how it waits).
+     */
+    public static HcaAgent invoker(Idle idle) {
+        return new HcaAgent(Threading.INVOKER, idle, true);
+    }
+
+    /** Makes an agent of the given threading. */
+    public static HcaAgent of(Threading threading, Idle idle) {
+        return switch (threading) {
+            case DEDICATED -> dedicated(idle);
+            case SHARED -> shared(idle);
+            case INVOKER -> invoker(idle);
+        };
+    }
+
+    public Threading threading() {
+        return threading;
+    }
+
+    public Idle idle() {
+        return idle;
+    }
+
+    /** True if the agent runs on native epoll rather than NIO. */
+    public boolean isNative() {
+        return nativeTransport;
+    }
+
+    ManualIoEventLoop loop() {
+        return loop;
+    }
+
+    /** True if the calling thread is the one that runs this agent's duty cycle. */
+    public boolean inAgentThread() {
+        return loop.inEventLoop();
+    }
+
+    /** True if no thread of the agent's own runs it: its owner must call {@link #doWork}. */
+    public boolean isInvoker() {
+        return threading == Threading.INVOKER;
+    }
+
+    /**
+     * Runs one duty cycle on the calling thread, which must be the agent's: reads what is ready,
+     * runs doorbells and due timers, flushes output. With {@code waitNanos} ≥ 0 it first waits
+     * for work up to that long (0: until there is some); with -1 it does not wait.
+     *
+     * @return how much work the cycle did (0 if it found none)
+     * @throws IllegalStateException from any other thread
+     */
+    public int doWork(long waitNanos) {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("agent " + this + " is driven by its own thread; "
+                    + Thread.currentThread().getName() + " cannot run its duty cycle");
+        }
+        return waitNanos < 0 ? loop.runNow() : loop.run(waitNanos);
+    }
+
+    /**
+     * Runs one duty cycle for an invoker that is waiting for something: the cycle waits for
+     * work only when the idle strategy has come to blocking (then at most {@code maxWaitNanos}),
+     * and spins or yields before that.
+     */
+    public int doWorkIdling(long maxWaitNanos) {
+        int work = doWork(invokerWait < 0 ? -1 : Math.max(1, maxWaitNanos));
+        invokerWait = nextWait(work);
+        return work;
+    }
+
+    /**
+     * One duty cycle after an idle one, as the idle strategy says: how long the next cycle may
+     * wait (-1 not at all, 0 until there is work), spinning or yielding first.
+     */
+    long nextWait(int work) {
+        if (work > 0) {
+            idleCycles = 0;
+            return -1;
+        }
+        switch (idle) {
+            case SPIN -> {
+                Thread.onSpinWait();
+                return -1;
+            }
+            case BLOCK -> {
+                return 0;
+            }
+            default -> {
+                int n = ++idleCycles;
+                if (n < BACKOFF_SPINS) {
+                    Thread.onSpinWait();
+                    return -1;
+                }
+                if (n < BACKOFF_SPINS + BACKOFF_YIELDS) {
+                    Thread.yield();
+                    return -1;
+                }
+                return 0;
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code f} to finish: drives the duty cycle while waiting if the caller is the
+     * agent's invoker, blocks otherwise.
+     */
+    <T> Future<T> await(Future<T> f) {
+        if (loop.inEventLoop()) {
+            while (!f.isDone()) {
+                loop.runNow();
+            }
+            return f;
+        }
+        if (isInvoker()) {
+            throw new IllegalStateException("agent " + this + " is driven by " + "its creating thread; "
+                    + Thread.currentThread().getName() + " cannot wait for it");
+        }
+        return f.awaitUninterruptibly();
+    }
+
+    private void runDutyCycles() {
+        long wait = -1;
+        while (running) {
+            int work;
+            try {
+                work = loop.run(wait);
+            } catch (Throwable t) {
+                // Nothing may end the agent but close(): log and carry on.
+                LOG.warn("agent {} duty cycle failed", this, t);
+                work = 1;
+            }
+            wait = nextWait(work);
+        }
+        loop.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
+        while (!loop.isTerminated()) {
+            loop.runNow();
+        }
+    }
+
+    /** A wire starts using this agent. */
+    synchronized void retain() {
+        users++;
+    }
+
+    /** A wire stops using this agent; the shared agent stops when its last wire leaves. */
+    void release() {
+        boolean stop;
+        synchronized (this) {
+            stop = --users <= 0 && threading == Threading.SHARED;
+        }
+        if (stop) {
+            synchronized (HcaAgent.class) {
+                if (sharedAgent == this) {
+                    sharedAgent = null;
+                }
+            }
+            close();
+        }
+    }
+
+    /**
+     * Stops the agent: its thread (if it has one) finishes its cycle and ends; an invoker agent
+     * shuts its poller down at once. Wires still on it stop receiving.
+     */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        if (thread != null) {
+            loop.wakeup();
+            if (Thread.currentThread() != thread) {
+                try {
+                    thread.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        } else if (loop.inEventLoop()) {
+            loop.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
+            while (!loop.isTerminated()) {
+                loop.runNow();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HcaAgent[" + threading.name().toLowerCase() + ", " + idle.name().toLowerCase()
+                + (nativeTransport ? ", epoll]" : ", nio]");
+    }
+}
