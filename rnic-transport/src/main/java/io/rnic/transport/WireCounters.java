@@ -18,6 +18,8 @@ public final class WireCounters {
     private static final VarHandle SEND_ERR = handle("sendErrors");
     private static final VarHandle MALFORMED = handle("malformed");
     private static final VarHandle HANDLER_ERR = handle("handlerErrors");
+    private static final VarHandle GSO_SENDS = handle("gsoSends");
+    private static final VarHandle GSO_PKTS = handle("gsoPackets");
 
     private long sentPackets;
     private long sentBytes;
@@ -26,6 +28,8 @@ public final class WireCounters {
     private long sendErrors;
     private long malformed;
     private long handlerErrors;
+    private long gsoSends;
+    private long gsoPackets;
 
     private static VarHandle handle(String field) {
         try {
@@ -60,6 +64,22 @@ public final class WireCounters {
     /** The receiver threw. */
     public void handlerError() {
         HANDLER_ERR.setRelease(this, handlerErrors + 1);
+    }
+
+    /** {@code packets} packets left as one GSO super-datagram. */
+    public void gsoSent(int packets) {
+        GSO_SENDS.setRelease(this, gsoSends + 1);
+        GSO_PKTS.setRelease(this, gsoPackets + packets);
+    }
+
+    /** GSO super-datagrams sent. */
+    public long gsoSends() {
+        return (long) GSO_SENDS.getAcquire(this);
+    }
+
+    /** Packets that left inside GSO super-datagrams. */
+    public long gsoPackets() {
+        return (long) GSO_PKTS.getAcquire(this);
     }
 
     public long sentPackets() {
@@ -100,6 +120,8 @@ public final class WireCounters {
         m.put("send_err", sendErrors());
         m.put("rcvd_malformed", malformedPackets());
         m.put("rcvd_handler_err", handlerErrors());
+        m.put("gso_sends", gsoSends());
+        m.put("gso_pkts", gsoPackets());
         return m;
     }
 

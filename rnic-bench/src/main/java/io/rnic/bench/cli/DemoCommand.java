@@ -10,6 +10,7 @@ import io.rnic.core.qp.PathMtu;
 import io.rnic.verbs.RcOptions;
 import java.io.IOException;
 import java.io.PrintStream;
+import io.rnic.transport.udp.Gso;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Function;
@@ -35,6 +36,8 @@ public final class DemoCommand extends ParsedCommand {
             .option(null, "--udp-port", "N", "UDP port of both HCAs (default 4791)")
             .option(null, "--transport", "rc|uc|ud", "the QP type (default rc)")
             .option("-m", "--mtu", "BYTES", "path MTU: 256, 512, 1024 (default), 2048 or 4096")
+            .option(null, "--gso", "on|off|auto", "send runs of packets as UDP GSO super-datagrams (default off, so that "
+                    + "a live capture shows each packet; auto: toward rnic wires of this process)")
             .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
             .option(null, "--seed", "N", "seed of the starting PSNs and of the faults (default 1)")
             .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc")
@@ -96,7 +99,8 @@ public final class DemoCommand extends ParsedCommand {
         DemoPair pair;
         try {
             pair = new DemoPair(udp, ipA, ipB, port, seed, type, RcOptions.defaults().withMtu(mtu), pcap,
-                    udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup());
+                    udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup(),
+                    FaultOptions.gso(args, Gso.OFF));
         } catch (IllegalStateException | IllegalArgumentException | IOException e) {
             err.println("rnic demo: cannot open the HCAs: " + e.getMessage());
             return 2;

@@ -37,6 +37,7 @@ public final class Rnic {
         list.add(new DemoCommand());
         list.add(new SoakCommand());
         list.add(new PingpongCommand());
+        list.add(new PerfCommand());
         list.add(new UdpProbeCommand());
         return list;
     }

@@ -36,7 +36,10 @@ public final class UdpProbeCommand extends ParsedCommand {
             .option("-s", "--size", "SIZE", "datagram payload (default 1068: a 1024-byte RoCEv2 packet with headers)")
             .option(null, "--segments", "N", "datagrams per GSO write (default 32)")
             .option(null, "--seconds", "N", "seconds per mode (default 3)")
-            .option(null, "--port", "N", "UDP port (default 14791)");
+            .option(null, "--port", "N", "UDP port (default 14791)")
+            .flag(null, "--latency", "instead: the raw UDP round trip of a 64-byte datagram between two threads, "
+                    + "busy-polling and blocking (p50 in microseconds), the ceilings of rnic perf's *_lat")
+            .option("-n", "--iters", "N", "round trips per mode with --latency (default 100000)");
 
     @Override
     public String name() {
@@ -61,6 +64,22 @@ public final class UdpProbeCommand extends ParsedCommand {
         int port = args.intValue("--port", 1, 65535).orElse(14791);
         if ((long) size * segments > 65_507) {
             throw new UsageException("SIZE x SEGMENTS must fit one UDP datagram (65507 bytes): " + size + " x " + segments);
+        }
+        if (args.flag("--latency")) {
+            int iters = args.intValue("--iters", 100, Integer.MAX_VALUE).orElse(100_000);
+            try {
+                for (boolean spin : new boolean[] {true, false}) {
+                    long[] rtt = roundTrips(spin, iters, port);
+                    java.util.Arrays.sort(rtt);
+                    out.printf(java.util.Locale.ROOT, "%-24s p50 %7.2f us  p99 %7.2f us  (round trip, %d iterations)%n",
+                            spin ? "busy-poll round trip" : "blocking round trip", rtt[rtt.length / 2] / 1e3,
+                            rtt[(int) (rtt.length * 0.99)] / 1e3, iters);
+                }
+                return 0;
+            } catch (Exception e) {
+                err.println("rnic udp-probe: " + e);
+                return 1;
+            }
         }
         if (!Epoll.isAvailable()) {
             err.println("rnic udp-probe: native epoll is not available: " + Epoll.unavailabilityCause());
@@ -143,5 +162,55 @@ public final class UdpProbeCommand extends ParsedCommand {
             throw new IllegalStateException(sendErrors.get() + " writes failed");
         }
         return new double[] {datagrams};
+    }
+
+    /**
+     * Round trips of a 64-byte datagram between a client on 127.0.0.3 and an echo thread on
+     * 127.0.0.2, both busy-polling non-blocking sockets ({@code spin}) or blocking in receive.
+     */
+    static long[] roundTrips(boolean spin, int iters, int port) throws Exception {
+        int warm = Math.min(iters, 10_000);
+        try (java.nio.channels.DatagramChannel echo = java.nio.channels.DatagramChannel.open();
+             java.nio.channels.DatagramChannel client = java.nio.channels.DatagramChannel.open()) {
+            echo.bind(new InetSocketAddress("127.0.0.2", port));
+            client.bind(new InetSocketAddress("127.0.0.3", 0));
+            echo.configureBlocking(!spin);
+            client.configureBlocking(!spin);
+            client.connect(echo.getLocalAddress());
+            Thread t = new Thread(() -> {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(64);
+                try {
+                    for (int i = 0; i < warm + iters; i++) {
+                        b.clear();
+                        java.net.SocketAddress from;
+                        while ((from = echo.receive(b)) == null) {
+                            Thread.onSpinWait();
+                        }
+                        b.flip();
+                        echo.send(b, from);
+                    }
+                } catch (java.io.IOException e) {
+                    // the client sees the missing answer
+                }
+            }, "udp-probe-echo");
+            t.setDaemon(true);
+            t.start();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(64);
+            long[] rtt = new long[iters];
+            for (int i = 0; i < warm + iters; i++) {
+                b.clear().position(64).flip();
+                long t0 = System.nanoTime();
+                client.write(b);
+                b.clear();
+                while (client.read(b) <= 0) {
+                    Thread.onSpinWait();
+                }
+                if (i >= warm) {
+                    rtt[i - warm] = System.nanoTime() - t0;
+                }
+            }
+            t.join(10_000);
+            return rtt;
+        }
     }
 }

@@ -8,6 +8,7 @@ import io.rnic.transport.Wire;
 import io.rnic.transport.WireTap;
 import io.rnic.transport.pcap.PcapCapture;
 import io.rnic.transport.sim.SimNetwork;
+import io.rnic.transport.udp.Gso;
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Connections;
@@ -69,13 +70,22 @@ public final class DemoPair implements AutoCloseable {
      */
     public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
                     Function<Wire, Wire> wrap, SimSetup simSetup) throws IOException {
+        this(udp, ipA, ipB, port, seed, type, options, pcap, wrap, simSetup, Gso.OFF);
+    }
+
+    /**
+     * As above with a GSO setting for the UDP wires. The demo defaults to {@link Gso#OFF} so that
+     * a live capture of it shows one datagram per packet, as a judge of the wire expects.
+     */
+    public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
+                    Function<Wire, Wire> wrap, SimSetup simSetup, Gso gso) throws IOException {
         Wire wa;
         Wire wb;
         if (udp) {
             sim = null;
-            wa = UdpWire.bind(ipA).port(port).open();
+            wa = UdpWire.bind(ipA).port(port).gso(gso).open();
             try {
-                wb = UdpWire.bind(ipB).port(port).open();
+                wb = UdpWire.bind(ipB).port(port).gso(gso).open();
             } catch (RuntimeException e) {
                 wa.close();
                 throw e;

@@ -42,6 +42,8 @@ public final class UdpWire extends AbstractWire {
     static final int SOURCE_PORT_POOL = 16;
     /** Datagrams one {@code recvmmsg} may return on native epoll. */
     static final int DATAGRAMS_PER_READ = 8;
+    /** With GRO a datagram may be a whole GSO train of up to 64 KiB. */
+    static final int GRO_DATAGRAM = 65_536;
 
     private final InetSocketAddress local;
     private final HcaAgent agent;
@@ -56,6 +58,12 @@ public final class UdpWire extends AbstractWire {
     /** The bounded pool of send sockets: slot to source port (0 while unbound). */
     private final int[] poolPorts = new int[SOURCE_PORT_POOL];
     private final List<Channel> dirty = new ArrayList<>();
+    /** Packets sent in this duty cycle, written at its end (protocol thread only). */
+    private ByteBuf[] pendingPackets = new ByteBuf[256];
+    private Channel[] pendingChannels = new Channel[256];
+    private InetSocketAddress[] pendingDestinations = new InetSocketAddress[256];
+    private int pendingCount;
+    private final Gso gso;
     private final Runnable flushTask = this::flushDirty;
     private final ChannelHandler inbound = new Inbound();
     private final io.netty.buffer.ByteBufAllocator allocator;
@@ -70,12 +78,13 @@ public final class UdpWire extends AbstractWire {
         }
         if (b.agent != null) {
             this.agent = b.agent;
-            this.ownsAgent = false;
+            this.ownsAgent = b.ownsAgent;
         } else {
-            this.agent = HcaAgent.dedicated(HcaAgent.Idle.BACKOFF, b.preferNative);
+            this.agent = HcaAgent.dedicated(b.idle, b.preferNative);
             this.ownsAgent = true;
         }
         this.nativeTransport = agent.isNative();
+        this.gso = nativeTransport && EpollDatagramChannel.isSegmentedDatagramPacketSupported() ? b.gso : Gso.OFF;
         this.allocator = b.allocator;
         agent.retain();
         this.loop = agent.loop();
@@ -95,13 +104,14 @@ public final class UdpWire extends AbstractWire {
         }
         this.main = bound.channel();
         this.local = (InetSocketAddress) main.localAddress();
+        LOCAL_WIRES.add(local);
     }
 
     private void releaseAgent() {
-        if (ownsAgent) {
+        if (agent.threading() == HcaAgent.Threading.SHARED) {
+            agent.release(); // the shared agent stops with its last wire
+        } else if (ownsAgent) {
             agent.close();
-        } else {
-            agent.release();
         }
     }
 
@@ -125,6 +135,9 @@ public final class UdpWire extends AbstractWire {
         private int port = PseudoHeader.ROCE_PORT;
         private boolean preferNative = true;
         private HcaAgent agent;
+        private boolean ownsAgent;
+        private HcaAgent.Idle idle = HcaAgent.Idle.BACKOFF;
+        private Gso gso = Gso.AUTO;
         private io.netty.buffer.ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
 
         private Builder(InetAddress address) {
@@ -153,6 +166,29 @@ public final class UdpWire extends AbstractWire {
          */
         public Builder agent(HcaAgent agent) {
             this.agent = java.util.Objects.requireNonNull(agent, "agent");
+            this.ownsAgent = agent.threading() == HcaAgent.Threading.SHARED;
+            return this;
+        }
+
+        /** Runs on {@code agent} and closes it with the wire (an invoker agent made for this wire). */
+        public Builder ownedAgent(HcaAgent agent) {
+            this.agent = java.util.Objects.requireNonNull(agent, "agent");
+            this.ownsAgent = true;
+            return this;
+        }
+
+        /**
+         * Whether runs of packets may leave as GSO super-datagrams (default {@link Gso#AUTO}:
+         * only toward rnic wires in this JVM). Ignored where the kernel or NIO cannot do GSO.
+         */
+        public Builder gso(Gso gso) {
+            this.gso = java.util.Objects.requireNonNull(gso, "gso");
+            return this;
+        }
+
+        /** The idle strategy of the dedicated agent the wire makes when given none (default backoff). */
+        public Builder idle(HcaAgent.Idle idle) {
+            this.idle = java.util.Objects.requireNonNull(idle, "idle");
             return this;
         }
 
@@ -175,7 +211,13 @@ public final class UdpWire extends AbstractWire {
                 .option(ChannelOption.SO_RCVBUF, 4 << 20)
                 .option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(inbound);
-        if (nativeTransport) {
+        if (nativeTransport && gso != Gso.OFF) {
+            // GRO: a GSO train from an rnic peer arrives whole, one train per recvmsg, and Netty
+            // slices it into its packets (its recvmmsg path would hand the train over unsliced).
+            b.option(EpollChannelOption.UDP_GRO, true)
+                    .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, 0)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(GRO_DATAGRAM).maxMessagesPerRead(64));
+        } else if (nativeTransport) {
             // recvmmsg: one read returns up to DATAGRAMS_PER_READ datagrams, each a slice of one buffer.
             b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
                     .option(ChannelOption.RCVBUF_ALLOCATOR,
@@ -204,6 +246,11 @@ public final class UdpWire extends AbstractWire {
     /** The event loop of this wire's agent (its packets are delivered there). */
     public EventLoop eventLoop() {
         return loop;
+    }
+
+    /** Whether this wire sends GSO super-datagrams ({@link Gso#OFF} where the kernel or NIO cannot). */
+    public Gso gso() {
+        return gso;
     }
 
     /** The agent whose duty cycle runs this wire. */
@@ -265,6 +312,13 @@ public final class UdpWire extends AbstractWire {
         }
     }
 
+    /** The addresses of the UDP wires open in this JVM: rnic receivers, for {@link Gso#AUTO}. */
+    private static final java.util.Set<InetSocketAddress> LOCAL_WIRES = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** A GSO super-datagram holds at most this many segments (the kernel's UDP_MAX_SEGMENTS). */
+    static final int MAX_SEGMENTS = 64;
+    /** ... and at most this many bytes of UDP payload. */
+    static final int MAX_GSO_BYTES = 65_000;
+
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
         if (closed) {
@@ -288,23 +342,100 @@ public final class UdpWire extends AbstractWire {
             return;
         }
         InetSocketAddress src = (InetSocketAddress) ch.localAddress();
+        // Taps see every packet on its own, GSO or not: a wire's --pcap records individual packets.
         sending(packet, src, destination, tapped() ? epochOffsetNanos + System.nanoTime() : 0);
-        ch.write(new DatagramPacket(packet, destination, src), ch.voidPromise());
-        if (!dirty.contains(ch)) {
-            dirty.add(ch);
+        if (pendingCount == pendingPackets.length) {
+            growPending();
         }
+        pendingPackets[pendingCount] = packet;
+        pendingChannels[pendingCount] = ch;
+        pendingDestinations[pendingCount] = destination;
+        pendingCount++;
         if (!flushScheduled) {
             flushScheduled = true;
             loop.execute(flushTask);
         }
     }
 
+    private void growPending() {
+        int n = pendingPackets.length * 2;
+        pendingPackets = java.util.Arrays.copyOf(pendingPackets, n);
+        pendingChannels = java.util.Arrays.copyOf(pendingChannels, n);
+        pendingDestinations = java.util.Arrays.copyOf(pendingDestinations, n);
+    }
+
+    /**
+     * Writes what this duty cycle sent, in order, and flushes each socket once: a run of
+     * packets of one size (the last may be shorter) from one socket to one destination leaves
+     * as one GSO super-datagram where {@link #gso} allows it, every other packet as a datagram of
+     * its own (Netty writes a flush's datagrams with one {@code sendmmsg}).
+     */
     private void flushDirty() {
         flushScheduled = false;
-        for (int i = 0; i < dirty.size(); i++) {
-            dirty.get(i).flush();
+        int n = pendingCount;
+        int i = 0;
+        while (i < n) {
+            Channel ch = pendingChannels[i];
+            InetSocketAddress dst = pendingDestinations[i];
+            int size = pendingPackets[i].readableBytes();
+            int end = i + 1;
+            if (gsoAllowed(dst)) {
+                long bytes = size;
+                while (end < n && end - i < MAX_SEGMENTS && pendingChannels[end] == ch && dst.equals(pendingDestinations[end])) {
+                    int len = pendingPackets[end].readableBytes();
+                    if (len > size || bytes + len > MAX_GSO_BYTES) {
+                        break;
+                    }
+                    bytes += len;
+                    end++;
+                    if (len < size) {
+                        break; // a shorter segment can only be the last
+                    }
+                }
+            }
+            if (end - i > 1) {
+                writeSegmented(ch, dst, size, i, end);
+            } else {
+                ch.write(new DatagramPacket(pendingPackets[i], dst, (InetSocketAddress) ch.localAddress()), ch.voidPromise());
+            }
+            if (!dirty.contains(ch)) {
+                dirty.add(ch);
+            }
+            i = end;
+        }
+        java.util.Arrays.fill(pendingPackets, 0, n, null);
+        java.util.Arrays.fill(pendingChannels, 0, n, null);
+        java.util.Arrays.fill(pendingDestinations, 0, n, null);
+        pendingCount = 0;
+        for (int k = 0; k < dirty.size(); k++) {
+            dirty.get(k).flush();
         }
         dirty.clear();
+    }
+
+    private boolean gsoAllowed(InetSocketAddress destination) {
+        return switch (gso) {
+            case OFF -> false;
+            case ON -> true;
+            case AUTO -> LOCAL_WIRES.contains(destination);
+        };
+    }
+
+    /** Packets {@code [from, to)} as one super-datagram of {@code segment}-byte segments. */
+    private void writeSegmented(Channel ch, InetSocketAddress dst, int segment, int from, int to) {
+        int total = 0;
+        for (int k = from; k < to; k++) {
+            total += pendingPackets[k].readableBytes();
+        }
+        ByteBuf train = allocator.directBuffer(total);
+        for (int k = from; k < to; k++) {
+            ByteBuf p = pendingPackets[k];
+            train.writeBytes(p, p.readerIndex(), p.readableBytes());
+            p.release();
+        }
+        counters.gsoSent(to - from);
+        ch.write(new io.netty.channel.epoll.SegmentedDatagramPacket(train, segment, dst,
+                (InetSocketAddress) ch.localAddress()), ch.voidPromise());
     }
 
     public boolean isClosed() {
@@ -322,6 +453,7 @@ public final class UdpWire extends AbstractWire {
             return;
         }
         closed = true;
+        LOCAL_WIRES.remove(local);
         List<Channel> all = new ArrayList<>();
         for (int port : poolPorts) {
             Channel ch = port == 0 ? null : flows.get(port);

@@ -104,4 +104,44 @@ class UdpWireTest {
             assertNotEquals(0, fa.faultStats().duplicated());
         }
     }
+
+    @Test
+    void aGsoTrainArrivesAsItsPacketsInOrder() {
+        try (UdpWire a = UdpWire.bind("127.0.79.10").gso(Gso.ON).open(); UdpWire b = UdpWire.bind("127.0.79.11").open()) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.gso() == Gso.ON, "this kernel or transport has no UDP GSO");
+            List<Integer> got = Collections.synchronizedList(new ArrayList<>());
+            b.receiver((p, s, d) -> got.add(p.readableBytes() == 1024 ? p.getInt(p.readerIndex()) : -p.readableBytes()));
+            a.eventLoop().submit(() -> {
+                for (int i = 0; i < 40; i++) {
+                    a.send(Unpooled.directBuffer().writeInt(i).writeZero(1020), 4791, b.localAddress());
+                }
+                a.send(Unpooled.directBuffer().writeZero(512), 4791, b.localAddress()); // a shorter last segment
+            }).syncUninterruptibly();
+            assertTrue(Await.until(() -> got.size() == 41, 10_000_000_000L), got.toString());
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                expected.add(i);
+            }
+            expected.add(-512);
+            assertEquals(expected, got);
+            assertEquals(1, a.counters().gsoSends(), "41 packets of one flow fit one super-datagram");
+            assertEquals(41, a.counters().gsoPackets());
+            assertEquals(41, a.counters().sentPackets(), "counted (and tapped) packet by packet");
+        }
+    }
+
+    @Test
+    void withGsoOffEveryPacketIsADatagram() {
+        try (UdpWire a = UdpWire.bind("127.0.79.12").gso(Gso.OFF).open(); UdpWire b = UdpWire.bind("127.0.79.13").open()) {
+            int[] got = {0};
+            b.receiver((p, s, d) -> got[0]++);
+            a.eventLoop().submit(() -> {
+                for (int i = 0; i < 10; i++) {
+                    a.send(Unpooled.directBuffer().writeZero(1024), 4791, b.localAddress());
+                }
+            }).syncUninterruptibly();
+            assertTrue(Await.until(() -> got[0] == 10, 10_000_000_000L));
+            assertEquals(0, a.counters().gsoSends());
+        }
+    }
 }

@@ -1,0 +1,186 @@
+package io.rnic.bench.perf;
+
+import io.rnic.verbs.ConnectionInfo;
+import io.rnic.verbs.Gid;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The out-of-band exchange of a perf run between two processes, in perftest's own format
+ * (reference §11.5, non-rdma_cm mode): a 16-byte version string, the system data (cycle buffer
+ * and cache line size, network order), the MTU as a 2-byte decimal string, then one 108-byte key
+ * record per QP ({@code LID:out_reads:QPN:PSN:RKEY:VA:} then the 16 GID bytes and the SRQ
+ * number); the client always writes first. Key records are exchanged again as barriers before
+ * and after each size, as perftest's handshakes are.
+ */
+final class PerfExchange {
+    /** The version this side announces: perftest 4.5's format family (system data and 2-byte MTU). */
+    static final String VERSION = "6.10";
+    static final int RECORD = 108;
+    private static final int CONNECT_TIMEOUT_MILLIS = 60_000;
+    private final PerfConfig config;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final PerfRunner runner;
+
+    PerfExchange(PerfConfig config, PrintStream out, PrintStream err, PerfRunner runner) {
+        this.config = config;
+        this.out = out;
+        this.err = err;
+        this.runner = runner;
+    }
+
+    int run() throws Exception {
+        boolean client = config.server() != null;
+        String ip = client ? config.clientIp() : config.serverIp();
+        try (Socket socket = client ? dial() : accept();
+             PerfSide side = new PerfSide(config, runner.udpWire(ip, config.udpPort()))) {
+            socket.setTcpNoDelay(true);
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            OutputStream o = socket.getOutputStream();
+            swapFixed(client, in, o, pad(VERSION, 16), 16);
+            byte[] sys = new byte[8];
+            java.nio.ByteBuffer.wrap(sys).putInt(0).putInt(64);
+            swapFixed(client, in, o, sys, 8);
+            byte[] mtu = swapFixed(client, in, o, pad(Integer.toString(config.mtu().value()), 2), 2);
+            int peerMtu = Integer.parseInt(new String(mtu, StandardCharsets.US_ASCII).trim().replace("\0", ""));
+            if (peerMtu != config.mtu().value()) {
+                err.printf("rnic perf: the peer uses MTU code %d, this side %d: give both the same -m%n", peerMtu,
+                        config.mtu().value());
+                return 1;
+            }
+            List<ConnectionInfo> mine = side.localInfo(client ? 0x20000 : 0x10000);
+            List<ConnectionInfo> peers = new ArrayList<>();
+            for (ConnectionInfo ci : mine) {
+                peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
+            }
+            side.connect(mine, peers, config.udpPort());
+            byte[] barrier = format(mine.get(0), side);
+            PerfRunner.Round round = new PerfRunner.Round();
+            if (client) {
+                runner.runRounds(side, () -> swap(true, in, o, barrier), round, null);
+            } else {
+                serve(side, in, o, barrier, round);
+            }
+            return 0;
+        }
+    }
+
+    /** The server's rounds: the handshake that ends a size is read on another thread while this one serves. */
+    private void serve(PerfSide side, DataInputStream in, OutputStream o, byte[] barrier, PerfRunner.Round round) {
+        boolean[] start = {true};
+        runner.serveRounds(side, () -> {
+            if (start[0]) {
+                swap(false, in, o, barrier);
+                Thread reader = new Thread(() -> {
+                    readFully(in, RECORD);
+                    round.clientFinished = true;
+                }, "perf-barrier");
+                reader.setDaemon(true);
+                reader.start();
+            } else {
+                write(o, barrier);
+                round.clientFinished = false;
+            }
+            start[0] = !start[0];
+        }, round);
+    }
+
+    private Socket dial() throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress(config.server(), config.tcpPort()), CONNECT_TIMEOUT_MILLIS);
+        return s;
+    }
+
+    private Socket accept() throws IOException {
+        try (ServerSocket ss = new ServerSocket()) {
+            ss.setReuseAddress(true);
+            ss.bind(new InetSocketAddress(config.tcpPort()));
+            ss.setSoTimeout(0);
+            return ss.accept();
+        }
+    }
+
+    private static byte[] swapFixed(boolean client, DataInputStream in, OutputStream o, byte[] mine, int length)
+            throws IOException {
+        if (client) {
+            o.write(mine);
+            o.flush();
+            return readFully(in, length);
+        }
+        byte[] peer = readFully(in, length);
+        o.write(mine);
+        o.flush();
+        return peer;
+    }
+
+    private static void swap(boolean client, DataInputStream in, OutputStream o, byte[] mine) {
+        try {
+            swapFixed(client, in, o, mine, mine.length);
+        } catch (IOException e) {
+            throw new IllegalStateException("the peer left the exchange: " + e.getMessage(), e);
+        }
+    }
+
+    private static void write(OutputStream o, byte[] b) {
+        try {
+            o.write(b);
+            o.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("the peer left the exchange: " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] readFully(DataInputStream in, int length) {
+        byte[] b = new byte[length];
+        try {
+            in.readFully(b);
+        } catch (IOException e) {
+            throw new IllegalStateException("the peer left the exchange: " + e.getMessage(), e);
+        }
+        return b;
+    }
+
+    private static byte[] pad(String s, int length) {
+        byte[] b = new byte[length];
+        byte[] t = s.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(t, 0, b, 0, Math.min(t.length, length - 1));
+        return b;
+    }
+
+    /** A key record with the GID, as perftest writes it with {@code -x}. */
+    static byte[] format(ConnectionInfo ci, PerfSide side) {
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%04x:%04x:%06x:%06x:%08x:%016x:", 0,
+                side.device.queryDevice().maxQpRdAtom(), ci.qpn(), ci.psn(), ci.rkey(), ci.address()));
+        for (byte g : ci.gid().bytes()) {
+            s.append(String.format(Locale.ROOT, "%02x:", g & 0xFF));
+        }
+        s.append(String.format(Locale.ROOT, "%08x:", 0));
+        return pad(s.toString(), RECORD);
+    }
+
+    /** Parses a key record written by {@link #format} (or by perftest). */
+    static ConnectionInfo parse(byte[] record) {
+        String s = new String(record, StandardCharsets.US_ASCII);
+        int nul = s.indexOf('\0');
+        String[] f = (nul >= 0 ? s.substring(0, nul) : s).split(":");
+        if (f.length < 22) {
+            throw new IllegalStateException("malformed key record from the peer: " + s.trim());
+        }
+        byte[] gid = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            gid[i] = (byte) Integer.parseInt(f[6 + i], 16);
+        }
+        return new ConnectionInfo(Gid.of(gid), Integer.parseInt(f[2], 16), Integer.parseInt(f[3], 16),
+                Long.parseUnsignedLong(f[5], 16), (int) Long.parseLong(f[4], 16));
+    }
+}

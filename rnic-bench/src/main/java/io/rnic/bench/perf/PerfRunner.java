@@ -1,0 +1,216 @@
+package io.rnic.bench.perf;
+
+import io.rnic.transport.Wire;
+import io.rnic.transport.sim.SimNetwork;
+import io.rnic.transport.udp.HcaAgent;
+import io.rnic.transport.udp.UdpWire;
+import io.rnic.verbs.ConnectionInfo;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a perf test: both sides in this process over UDP on loopback (each on its own thread,
+ * as two perftest processes would be), both on the simulated network (one thread, stepping the
+ * network between the sides' polls), or one side here and the other in another process
+ * ({@link PerfExchange} over TCP). The client's table goes to {@code out}; so does the server's
+ * when it runs alone, as perftest prints a table on both sides.
+ */
+public final class PerfRunner {
+    private static final long SETUP_TIMEOUT_SECONDS = 60;
+    private final PerfConfig config;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    public PerfRunner(PerfConfig config, PrintStream out, PrintStream err) {
+        this.config = config;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs the test; returns the exit status (0 success). */
+    public int run() throws Exception {
+        if (config.simWire()) {
+            return runSimulated();
+        }
+        if (config.loopback()) {
+            return runLoopback();
+        }
+        return new PerfExchange(config, out, err, this).run();
+    }
+
+    /** Opens the UDP wire of one side on the calling thread, with the agent the options ask for. */
+    Wire udpWire(String ip, int port) {
+        UdpWire.Builder b = UdpWire.bind(ip).port(port).gso(config.gso());
+        switch (config.threading()) {
+            case DEDICATED -> b.idle(config.idle());
+            case SHARED -> b.agent(HcaAgent.shared(config.idle()));
+            case INVOKER -> b.ownedAgent(HcaAgent.invoker(config.idle()));
+        }
+        return b.open();
+    }
+
+    private int runLoopback() throws Exception {
+        CompletableFuture<List<ConnectionInfo>> serverInfo = new CompletableFuture<>();
+        CompletableFuture<List<ConnectionInfo>> clientInfo = new CompletableFuture<>();
+        CyclicBarrier barrier = new CyclicBarrier(2);
+        Round round = new Round();
+        CompletableFuture<Void> serverDone = new CompletableFuture<>();
+        Thread server = new Thread(() -> {
+            try (PerfSide side = new PerfSide(config, udpWire(config.serverIp(), config.udpPort()))) {
+                List<ConnectionInfo> mine = side.localInfo(0x10000);
+                serverInfo.complete(mine);
+                side.connect(mine, clientInfo.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS), config.udpPort());
+                serveRounds(side, () -> await(barrier), round);
+                if (System.getenv("RNIC_PERF_COUNTERS") != null) {
+                    err.println("server " + side.device.counters() + " wire " + side.device.wire().counters());
+                }
+                serverDone.complete(null);
+            } catch (Throwable t) {
+                serverInfo.completeExceptionally(t);
+                serverDone.completeExceptionally(t);
+                barrier.reset();
+            }
+        }, "perf-server");
+        server.setDaemon(true);
+        server.start();
+        try (PerfSide side = new PerfSide(config, udpWire(config.clientIp(), config.udpPort()))) {
+            List<ConnectionInfo> mine = side.localInfo(0x20000);
+            clientInfo.complete(mine);
+            side.connect(mine, serverInfo.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS), config.udpPort());
+            runRounds(side, () -> await(barrier), round, null);
+            if (System.getenv("RNIC_PERF_COUNTERS") != null) {
+                err.println("client " + side.device.counters() + " wire " + side.device.wire().counters());
+            }
+        }
+        serverDone.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        return 0;
+    }
+
+    /** Whether the client has finished the current size (the server serves until it has). */
+    static final class Round {
+        volatile boolean clientFinished;
+    }
+
+    /**
+     * The client's loop over the sizes: a barrier, the measurement, the row, a barrier. With
+     * {@code peer} set (the simulated network), the server is stepped on this thread too.
+     */
+    void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer) {
+        PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
+        if (config.test().op() == PerfTest.Op.SEND) {
+            side.postReceives(config.maxSize());
+        }
+        if (config.warmupSecs() > 0) {
+            sync.run();
+            int size = config.sizes().get(0);
+            if (config.test().latency()) {
+                drive(side, side.new LatencyClient(size), peer, peer == null ? null : peer.new LatencyServer(size));
+            } else {
+                PerfSide.BandwidthClient c = side.new BandwidthClient(size, config.warmupSecs());
+                drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size));
+            }
+            round.clientFinished = true;
+            sync.run();
+            round.clientFinished = false;
+        }
+        for (int size : config.sizes()) {
+            sync.run();
+            long packets0 = packets(side);
+            if (config.test().latency()) {
+                PerfSide.LatencyClient c = side.new LatencyClient(size);
+                drive(side, c, peer, peer == null ? null : peer.new LatencyServer(size));
+                report.latency(size, c.samples);
+            } else {
+                PerfSide.BandwidthClient c = side.new BandwidthClient(size);
+                drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size));
+                long nanos = Math.max(1, c.end - c.start);
+                double peak = c.bestWindowNanos == Long.MAX_VALUE ? 0
+                        : c.windowMessages() * (double) size / (c.bestWindowNanos / 1e9);
+                double pps = (packets(side) - packets0) / (nanos / 1e9);
+                report.bandwidth(size, c.messages(), nanos, peak, pps);
+            }
+            round.clientFinished = true;
+            sync.run();
+            round.clientFinished = false;
+        }
+        report.end();
+    }
+
+    /** The server's loop over the sizes, stepping until the client says it has finished each. */
+    void serveRounds(PerfSide side, Runnable sync, Round round) {
+        if (config.test().op() == PerfTest.Op.SEND) {
+            side.postReceives(config.maxSize());
+        }
+        java.util.List<Integer> rounds = new java.util.ArrayList<>(config.sizes());
+        if (config.warmupSecs() > 0) {
+            rounds.add(0, config.sizes().get(0));
+        }
+        for (int size : rounds) {
+            PerfSide.Task t = config.test().latency() ? side.new LatencyServer(size) : side.new BandwidthServer(size);
+            sync.run();
+            while (!round.clientFinished) {
+                if (t.step() == 0) {
+                    side.idle();
+                }
+            }
+            sync.run();
+        }
+    }
+
+    private static void drive(PerfSide side, PerfSide.Task client, PerfSide peer, PerfSide.Task server) {
+        while (!client.done()) {
+            int work = client.step();
+            if (server != null) {
+                work += server.step();
+                if (work == 0 && !peer.simulator().scheduler().runNext()) {
+                    throw new IllegalStateException("the simulated network went idle before the test finished");
+                }
+            } else if (work == 0) {
+                side.idle();
+            }
+        }
+    }
+
+    private static long packets(PerfSide side) {
+        return side.device.counters().get(io.rnic.core.hca.Counter.SENT_PKTS)
+                + side.device.counters().get(io.rnic.core.hca.Counter.RCVD_PKTS);
+    }
+
+    private int runSimulated() {
+        try (SimNetwork net = new SimNetwork(config.seed())) {
+            PerfSide server = new PerfSide(config, net.attach(new InetSocketAddress(config.serverIp(), config.udpPort())));
+            PerfSide client = new PerfSide(config, net.attach(new InetSocketAddress(config.clientIp(), config.udpPort())));
+            server.simulator(net);
+            client.simulator(net);
+            try (server; client) {
+                List<ConnectionInfo> si = server.localInfo(0x10000);
+                List<ConnectionInfo> ci = client.localInfo(0x20000);
+                server.connect(si, ci, config.udpPort());
+                client.connect(ci, si, config.udpPort());
+                if (config.test().op() == PerfTest.Op.SEND) {
+                    server.postReceives(config.maxSize());
+                }
+                long t0 = System.nanoTime();
+                long p0 = packets(server) / 2 + packets(client) / 2;
+                runRounds(client, () -> { }, new Round(), server);
+                double secs = (System.nanoTime() - t0) / 1e9;
+                long packets = packets(server) / 2 + packets(client) / 2 - p0;
+                err.printf(java.util.Locale.ROOT, "simulated network: %,d packets in %.3f s of wall time = %.2f M packets/s"
+                        + " (%.3f ms of virtual time)%n", packets, secs, packets / secs / 1e6, net.scheduler().nanoTime() / 1e6);
+            }
+        }
+        return 0;
+    }
+
+    private static void await(CyclicBarrier b) {
+        try {
+            b.await(SETUP_TIMEOUT_SECONDS * 10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("the other side did not reach the barrier: " + e, e);
+        }
+    }
+}

@@ -1,0 +1,479 @@
+package io.rnic.bench.perf;
+
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.qp.AddressVector;
+import io.rnic.core.qp.QpType;
+import io.rnic.core.transport.AddressHandle;
+import io.rnic.core.transport.QpCaps;
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SendWorkRequest;
+import io.rnic.core.transport.WcOpcode;
+import io.rnic.core.transport.WorkCompletion;
+import io.rnic.transport.Wire;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ConnectionInfo;
+import io.rnic.verbs.Connections;
+import io.rnic.verbs.DeviceConfig;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RcOptions;
+import io.rnic.verbs.RdmaDevice;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One side of a perf run: a device, its QPs, one completion queue, one registered buffer, and
+ * the step functions of the client and server roles. Every method runs on the thread that
+ * opened the side (an invoker agent's thread drives the device from them).
+ *
+ * <p>The buffer holds, per QP, a send area and a receive area of the largest size: a
+ * ping-pong side writes from one and polls the other, as perftest's write_lat does.
+ */
+final class PerfSide implements AutoCloseable {
+    /** The Q_Key of UD QPs (perftest's DEFAULT_QKEY). */
+    static final int QKEY = 0x11111111;
+    private static final int QP_SHIFT = 40;
+    private static final boolean GAPS = System.getenv("RNIC_PERF_GAPS") != null;
+    private static final long SEQ_MASK = (1L << QP_SHIFT) - 1;
+
+    final PerfConfig config;
+    final RdmaDevice device;
+    private final ProtectionDomain pd;
+    final CompletionQueue cq;
+    private final ByteBuffer buffer;
+    final MemoryRegion mr;
+    final List<QueuePair> qps = new ArrayList<>();
+    private final int area;
+    private final List<ConnectionInfo> remote = new ArrayList<>();
+    private final List<AddressHandle> handles = new ArrayList<>();
+    private final SendWorkRequest swr = new SendWorkRequest();
+    private final RecvWorkRequest rwr = new RecvWorkRequest();
+    private final WorkCompletion[] wcs = new WorkCompletion[64];
+    private io.rnic.transport.sim.SimNetwork simulator;
+    /** Marks continue from round to round, so that a stale mark of the last round never matches. */
+    private long markBase;
+
+    PerfSide(PerfConfig config, Wire wire) {
+        this.config = config;
+        this.device = RdmaDevice.open(wire, DeviceConfig.defaults().withIcrcPolicy(config.icrc()));
+        try {
+            this.pd = device.allocPd();
+            int depth = Math.max(config.txDepth(), config.test().op() == PerfTest.Op.SEND ? config.rxDepth() : 1);
+            int cqe = Math.min(device.queryDevice().maxCqe(), (config.txDepth() + config.rxDepth()) * config.qps() + 16);
+            this.cq = device.createCq(cqe);
+            this.area = Math.max(8, config.maxSize()) + 40; // room for a UD receive's GRH
+            this.buffer = ByteBuffer.allocateDirect(2 * area * config.qps());
+            int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ
+                    | AccessFlags.REMOTE_ATOMIC;
+            this.mr = pd.registerMemory(buffer, access);
+            // Room beyond the window: a ping-pong side posts its answer before the last one's ACK is in.
+            QpCaps caps = new QpCaps(config.txDepth() + 64, Math.max(depth, 1), 1, 1, 0);
+            for (int i = 0; i < config.qps(); i++) {
+                qps.add(pd.createQp(new QpInitAttributes(config.type(), cq, cq, caps, false, true)));
+            }
+            for (int i = 0; i < wcs.length; i++) {
+                wcs[i] = new WorkCompletion();
+            }
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+    }
+
+    /** The simulated network both sides are on (stepped by the runner), or null. */
+    io.rnic.transport.sim.SimNetwork simulator() {
+        return simulator;
+    }
+
+    void simulator(io.rnic.transport.sim.SimNetwork net) {
+        this.simulator = net;
+    }
+
+    /** What the peer needs to reach QP {@code i}: its number, PSN, and the receive area. */
+    List<ConnectionInfo> localInfo(int firstPsn) {
+        List<ConnectionInfo> l = new ArrayList<>();
+        for (int i = 0; i < qps.size(); i++) {
+            QueuePair qp = qps.get(i);
+            l.add(new ConnectionInfo(device.gid(), qp.qpn(), (firstPsn + i * 0x1000) & 0xFFFFFF,
+                    mr.address() + receiveArea(i), mr.rkey()));
+        }
+        return l;
+    }
+
+    /** Brings every QP to RTS toward the peer's QPs (UD: ready, with an address handle each). */
+    void connect(List<ConnectionInfo> mine, List<ConnectionInfo> peers, int peerUdpPort) {
+        if (peers.size() != qps.size()) {
+            throw new IllegalStateException("the peer has " + peers.size() + " QPs, this side " + qps.size());
+        }
+        RcOptions o = RcOptions.defaults().withMtu(config.mtu())
+                .withRdAtomic(device.queryDevice().maxQpRdAtom(), device.queryDevice().maxQpRdAtom());
+        for (int i = 0; i < qps.size(); i++) {
+            QueuePair qp = qps.get(i);
+            if (config.type() == QpType.UD) {
+                Connections.readyDatagram(qp, QKEY, mine.get(i).psn());
+                handles.add(pd.createAddressHandle(AddressVector.of(peers.get(i).gid().toInetAddress())
+                        .withPort(peerUdpPort)));
+            } else {
+                Connections.connect(qp, mine.get(i), peers.get(i), o, peerUdpPort);
+            }
+            remote.add(peers.get(i));
+        }
+    }
+
+    private long sendArea(int qp) {
+        return 2L * area * qp;
+    }
+
+    private long receiveArea(int qp) {
+        return 2L * area * qp + area;
+    }
+
+    /** Posts {@code rxDepth} receives of {@code size} bytes on every QP (SEND tests). */
+    void postReceives(int size) {
+        for (int q = 0; q < qps.size(); q++) {
+            for (int i = 0; i < config.rxDepth(); i++) {
+                postReceive(q, size);
+            }
+        }
+    }
+
+    /** Receives take the largest size, so that they stay valid from one size of {@code -a} to the next. */
+    private void postReceive(int q, int size) {
+        rwr.reset().wrId((long) q << QP_SHIFT).sge(mr.address() + receiveArea(q), area, mr.lkey());
+        qps.get(q).postRecv(rwr);
+    }
+
+    /** Posts one send work request of the test's operation on QP {@code q}. */
+    private void post(int q, long seq, int size, boolean signaled) {
+        ConnectionInfo peer = remote.get(q);
+        swr.reset().wrId(((long) q << QP_SHIFT) | seq).opcode(config.test().wrOpcode(config.fetchAndAdd()))
+                .signaled(signaled).sge(mr.address() + sendArea(q), size, mr.lkey());
+        switch (config.test().op()) {
+            case WRITE, READ -> swr.rdma(peer.address(), peer.rkey());
+            case ATOMIC -> swr.atomic(peer.address(), peer.rkey(), config.fetchAndAdd() ? 1 : 0, 1);
+            case SEND -> {
+                if (config.type() == QpType.UD) {
+                    swr.ud(handles.get(q), peer.qpn(), QKEY);
+                }
+            }
+        }
+        qps.get(q).postSend(swr);
+    }
+
+    private int pollChecked() {
+        int n = cq.poll(wcs);
+        for (int i = 0; i < n; i++) {
+            if (!wcs[i].isSuccess()) {
+                throw new IllegalStateException("completion with status " + wcs[i].status().text() + ": " + wcs[i]);
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Waits a little for work when a step found none: runs the device's duty cycle if the
+     * application drives it; otherwise spins with {@code --idle spin} (as perftest busy-polls
+     * its CQ), and waits on the CQ with the other idle strategies.
+     */
+    void idle() {
+        if (device.isCallerDriven()) {
+            device.progress(1_000_000); // the agent's idle strategy decides whether this spins or blocks
+        } else if (config.idle() == io.rnic.transport.udp.HcaAgent.Idle.SPIN) {
+            Thread.onSpinWait();
+        } else if (config.test().pingPong() && config.test().op() == PerfTest.Op.WRITE) {
+            // write_lat watches memory, which no completion announces: poll it, as perftest does,
+            // but let the agent threads have the core between looks.
+            Thread.yield();
+        } else {
+            // Park until a completion (the CQ wakes an announced waiter): two spinning pollers
+            // and two agents would not fit this machine's cores.
+            try {
+                cq.await(1_000_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+    }
+
+    /** A measurement in progress, advanced by {@link #step} until {@link #done}. */
+    interface Task {
+        /** Does what is ready; returns how much (0 if nothing). */
+        int step();
+
+        boolean done();
+    }
+
+    // ---------------------------------------------------------------- bandwidth
+
+    /** The client of a bandwidth test: keeps {@code txDepth} messages in flight on every QP. */
+    final class BandwidthClient implements Task {
+        private final int size;
+        private final long iterations;
+        private final long deadline;
+        private final long[] posted = new long[qps.size()];
+        private final long[] completed = new long[qps.size()];
+        private final long[] lastSignaled = new long[qps.size()];
+        private final int window;
+        private long total;
+        private long nextMark;
+        private long lastMarkTime;
+        long start;
+        long end;
+        long bestWindowNanos = Long.MAX_VALUE;
+        private boolean stopPosting;
+
+        BandwidthClient(int size) {
+            this(size, config.durationSecs());
+        }
+
+        /** A client that runs for {@code seconds} (0: for {@code -n} messages). */
+        BandwidthClient(int size, int seconds) {
+            this.size = size;
+            this.iterations = seconds > 0 ? Long.MAX_VALUE : config.iterations();
+            this.start = System.nanoTime();
+            this.deadline = seconds > 0 ? start + seconds * 1_000_000_000L : Long.MAX_VALUE;
+            this.window = Math.max(config.txDepth(), config.cqMod()) * qps.size();
+            this.lastMarkTime = start;
+            this.nextMark = window;
+        }
+
+        @Override
+        public int step() {
+            int work = 0;
+            if (!stopPosting && System.nanoTime() - deadline >= 0) {
+                stopPosting = true;
+            }
+            for (int q = 0; q < posted.length; q++) {
+                while (!stopPosting && posted[q] - completed[q] < config.txDepth() && posted[q] < iterations) {
+                    long seq = posted[q]++;
+                    boolean signaled = seq + 1 == iterations || (seq + 1) % config.cqMod() == 0;
+                    post(q, seq, size, signaled);
+                    if (signaled) {
+                        lastSignaled[q] = seq + 1;
+                    }
+                    work++;
+                }
+            }
+            int n = pollChecked();
+            for (int i = 0; i < n; i++) {
+                long id = wcs[i].wrId();
+                int q = (int) (id >>> QP_SHIFT);
+                long done = (id & SEQ_MASK) + 1;
+                total += done - completed[q];
+                completed[q] = done;
+            }
+            if (n > 0) {
+                long now = System.nanoTime();
+                if (GAPS && end != 0 && now - end > 1_000_000) {
+                    System.err.printf("gap %.2f ms at %d completed, posted %d%n", (now - end) / 1e6, total, posted[0]);
+                }
+                if (total >= nextMark) {
+                    bestWindowNanos = Math.min(bestWindowNanos, (now - lastMarkTime) * window / Math.max(1, total - (nextMark - window)));
+                    lastMarkTime = now;
+                    nextMark = total + window;
+                }
+                end = now;
+            }
+            return work + n;
+        }
+
+        @Override
+        public boolean done() {
+            for (int q = 0; q < posted.length; q++) {
+                // In a timed run the last posted request may be unsignaled: what counts is the last signaled one.
+                if (completed[q] < lastSignaled[q] || (!stopPosting && posted[q] < iterations)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        long messages() {
+            return total;
+        }
+
+        int windowMessages() {
+            return window;
+        }
+    }
+
+    /**
+     * The server of a bandwidth test: for SEND it keeps receives posted and counts what
+     * arrives; for WRITE, READ and atomics it only lets its device run. It ends when told.
+     */
+    final class BandwidthServer implements Task {
+        private final int size;
+        private volatile boolean stop;
+        long received;
+
+        BandwidthServer(int size) {
+            this.size = size;
+        }
+
+        @Override
+        public int step() {
+            int n = pollChecked();
+            for (int i = 0; i < n; i++) {
+                received++;
+                postReceive((int) (wcs[i].wrId() >>> QP_SHIFT), size);
+            }
+            return n;
+        }
+
+        void stop() {
+            stop = true;
+        }
+
+        @Override
+        public boolean done() {
+            return stop;
+        }
+    }
+
+    // ---------------------------------------------------------------- latency
+
+    /** Marks iteration {@code i} in the last byte of a message (never 0, never the previous mark). */
+    private static byte mark(long i) {
+        return (byte) (i % 255 + 1);
+    }
+
+    private byte receivedMark(int q, int size) {
+        VarHandle.acquireFence(); // the protocol thread wrote it: read memory, not a register
+        return buffer.get((int) receiveArea(q) + size - 1);
+    }
+
+    /**
+     * The client of a latency test: one message at a time on QP 0, timed from post to the
+     * answer (ping-pong: the peer's message; READ and atomics: the completion).
+     */
+    final class LatencyClient implements Task {
+        private final int size;
+        private final long base;
+        final long[] samples;
+        private int i;
+        private boolean inFlight;
+        private long t0;
+
+        LatencyClient(int size) {
+            this.size = size;
+            this.base = markBase;
+            markBase += config.iterations();
+            this.samples = new long[config.iterations()];
+        }
+
+        @Override
+        public int step() {
+            if (i >= samples.length) {
+                return 0;
+            }
+            if (!inFlight) {
+                if (config.test().op() == PerfTest.Op.WRITE) {
+                    buffer.put((int) sendArea(0) + size - 1, mark(base + i));
+                }
+                t0 = System.nanoTime();
+                post(0, i, size, true);
+                inFlight = true;
+                return 1;
+            }
+            boolean answered;
+            int n = pollChecked();
+            switch (config.test().op()) {
+                case WRITE -> answered = receivedMark(0, size) == mark(base + i);
+                case SEND -> {
+                    answered = false;
+                    for (int k = 0; k < n; k++) {
+                        if (wcs[k].opcode() == WcOpcode.RECV) {
+                            postReceive(0, size);
+                            answered = true;
+                        }
+                    }
+                }
+                default -> answered = n > 0;
+            }
+            if (!answered) {
+                return n;
+            }
+            long t = System.nanoTime() - t0;
+            samples[i++] = config.test().pingPong() ? t / 2 : t;
+            inFlight = false;
+            return 1 + n;
+        }
+
+        @Override
+        public boolean done() {
+            return i >= samples.length;
+        }
+    }
+
+    /** The server of a ping-pong latency test: answers each message with one of its own. */
+    final class LatencyServer implements Task {
+        private final int size;
+        private final long base;
+        private long i;
+        private volatile boolean stop;
+
+        LatencyServer(int size) {
+            this.size = size;
+            this.base = markBase;
+            markBase += config.iterations();
+        }
+
+        @Override
+        public int step() {
+            int n = pollChecked();
+            if (!config.test().pingPong() || i >= config.iterations()) {
+                return n;
+            }
+            boolean arrived = false;
+            if (config.test().op() == PerfTest.Op.WRITE) {
+                arrived = receivedMark(0, size) == mark(base + i);
+            } else {
+                for (int k = 0; k < n; k++) {
+                    if (wcs[k].opcode() == WcOpcode.RECV) {
+                        postReceive(0, size);
+                        arrived = true;
+                    }
+                }
+            }
+            if (!arrived) {
+                return n;
+            }
+            if (config.test().op() == PerfTest.Op.WRITE) {
+                buffer.put((int) sendArea(0) + size - 1, mark(base + i));
+            }
+            // Signal every cqMod-th answer so the send queue drains.
+            post(0, i, size, (i + 1) % Math.max(1, Math.min(config.cqMod(), config.txDepth())) == 0);
+            i++;
+            return 1 + n;
+        }
+
+        void stop() {
+            stop = true;
+        }
+
+        @Override
+        public boolean done() {
+            return stop || (config.test().pingPong() && i >= config.iterations());
+        }
+    }
+
+    @Override
+    public void close() {
+        for (QueuePair qp : qps) {
+            try {
+                qp.close();
+            } catch (RuntimeException e) {
+                // closing anyway
+            }
+        }
+        for (AddressHandle ah : handles) {
+            ah.close();
+        }
+        device.close();
+    }
+}
