@@ -20,10 +20,7 @@ final class OwnReceiveQueue implements ReceiveQueue {
     OwnReceiveQueue(int capacity, int maxSge, io.rnic.core.memory.ProtectionDomain pd,
                     java.util.function.BooleanSupplier inError, Runnable postedInError) {
         this.pd = pd;
-        slots = new RecvWqe[capacity];
-        for (int i = 0; i < capacity; i++) {
-            slots[i] = new RecvWqe(maxSge, i);
-        }
+        slots = new RecvWqe[capacity]; // each made at its first post: an idle QP holds the array only
         this.maxSge = maxSge;
         this.inError = inError;
         this.postedInError = postedInError;
@@ -52,7 +49,12 @@ final class OwnReceiveQueue implements ReceiveQueue {
             if (posted - completed >= slots.length) {
                 throw new IllegalStateException("receive queue is full (max_recv_wr " + slots.length + ")");
             }
-            RecvWqe w = slots[(int) (posted % slots.length)];
+            int i = (int) (posted % slots.length);
+            RecvWqe w = slots[i];
+            if (w == null) {
+                w = new RecvWqe(maxSge, i); // published with the entry by the volatile store of posted
+                slots[i] = w;
+            }
             w.sgl.clear();
             w.wrId = wr.wrId;
             wr.sges.copyTo(w.sgl);

@@ -100,7 +100,7 @@ final class Posting {
                 throw new IllegalArgumentException(String.format("inline SGE %d (lkey 0x%08x, addr 0x%x, length %d): %s",
                         i, g.lkey[i], g.addr[i], len, r));
             }
-            mr.read(g.addr[i], w.inlineBuf, at, len);
+            mr.read(g.addr[i], w.inlineArea(), at, len);
             at += len;
         }
         w.inlineLength = at;

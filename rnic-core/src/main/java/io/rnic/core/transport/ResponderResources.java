@@ -12,13 +12,12 @@ final class ResponderResources {
     /** Empties the ring and sizes it to {@code depth} entries. */
     void reset(int depth) {
         if (ring.length != depth) {
-            ring = new ResponderResource[Math.max(0, depth)];
-            for (int i = 0; i < ring.length; i++) {
-                ring[i] = new ResponderResource();
-            }
+            ring = new ResponderResource[Math.max(0, depth)]; // entries made at first use
         } else {
             for (ResponderResource r : ring) {
-                r.valid = false;
+                if (r != null) {
+                    r.valid = false;
+                }
             }
         }
         next = 0;
@@ -32,6 +31,10 @@ final class ResponderResources {
     /** The next entry; more READs/atomics than advertised overwrite the oldest, as in rxe. */
     ResponderResource allocate() {
         ResponderResource r = ring[next];
+        if (r == null) {
+            r = new ResponderResource();
+            ring[next] = r;
+        }
         next = (next + 1) % ring.length;
         r.valid = true;
         return r;
@@ -40,7 +43,7 @@ final class ResponderResources {
     /** The entry whose PSN range holds {@code psn}, or {@code null} if it was recycled. */
     ResponderResource find(int psn) {
         for (ResponderResource r : ring) {
-            if (r.covers(psn)) {
+            if (r != null && r.covers(psn)) {
                 return r;
             }
         }

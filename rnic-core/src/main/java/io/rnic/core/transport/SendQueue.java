@@ -1,20 +1,26 @@
 package io.rnic.core.transport;
 
 /**
- * The send queue ring. Application threads claim and publish slots under the queue's lock; the
+ * The send queue ring (its slots made on first use). Application threads claim and publish slots under the queue's lock; the
  * protocol thread reads published entries and retires completed ones. Indices are ever-growing
  * longs taken modulo the capacity.
  */
 final class SendQueue {
     private final SendWqe[] slots;
+    private final int maxSge;
+    private final int maxInline;
     private volatile long posted;
     private volatile long completed;
 
+    /**
+     * A queue of {@code capacity} slots, each made the first time it is claimed and reused
+     * after: an idle QP holds only the slot array, a busy one stops allocating once its
+     * deepest use has been reached.
+     */
     SendQueue(int capacity, int maxSge, int maxInline) {
         slots = new SendWqe[capacity];
-        for (int i = 0; i < capacity; i++) {
-            slots[i] = new SendWqe(maxSge, maxInline);
-        }
+        this.maxSge = maxSge;
+        this.maxInline = maxInline;
     }
 
     int capacity() {
@@ -26,7 +32,13 @@ final class SendQueue {
         if (posted - completed >= slots.length) {
             return null;
         }
-        SendWqe w = slots[(int) (posted % slots.length)];
+        int i = (int) (posted % slots.length);
+        SendWqe w = slots[i];
+        if (w == null) {
+            // Published to the protocol thread by publish()'s volatile store, like the entry's fields.
+            w = new SendWqe(maxSge, maxInline);
+            slots[i] = w;
+        }
         w.reset();
         return w;
     }

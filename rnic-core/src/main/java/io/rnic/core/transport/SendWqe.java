@@ -27,9 +27,11 @@ public final class SendWqe {
     RequestKind kind;
     int flags;
     final SgList sgl;
-    final byte[] inline;
+    /** Inline data; made at the slot's first inline post (most QPs never send inline). */
+    byte[] inline;
     /** A view of {@link #inline} for copying from memory regions without allocating. */
-    final io.netty.buffer.ByteBuf inlineBuf;
+    io.netty.buffer.ByteBuf inlineBuf;
+    private final int maxInline;
     int inlineLength;
     int imm;
     int invalidateRkey;
@@ -59,8 +61,16 @@ public final class SendWqe {
 
     SendWqe(int maxSge, int maxInline) {
         this.sgl = new SgList(maxSge);
-        this.inline = new byte[maxInline];
-        this.inlineBuf = io.netty.buffer.Unpooled.wrappedBuffer(inline);
+        this.maxInline = maxInline;
+    }
+
+    /** The inline data area, made on first use and kept for the slot's later posts. */
+    io.netty.buffer.ByteBuf inlineArea() {
+        if (inline == null) {
+            inline = new byte[maxInline];
+            inlineBuf = io.netty.buffer.Unpooled.wrappedBuffer(inline);
+        }
+        return inlineBuf;
     }
 
     void reset() {

@@ -144,4 +144,16 @@ class UdpWireTest {
             assertEquals(0, a.counters().gsoSends());
         }
     }
+
+    @Test
+    void thousandsOfFlowsShareABoundedPoolOfSourcePorts() {
+        try (UdpWire a = UdpWire.bind("127.0.79.14").open()) {
+            java.util.Set<Integer> ports = new java.util.HashSet<>();
+            for (int flow = 0; flow < 10_000; flow++) {
+                ports.add(a.openFlow(0xC000 | (flow * 7919 & 0x3FFF)));
+            }
+            assertTrue(ports.size() > 1, "flows still spread over several source ports (ECMP entropy): " + ports);
+            assertTrue(ports.size() <= UdpWire.SOURCE_PORT_POOL, ports.size() + " sockets for 10,000 flows");
+        }
+    }
 }
