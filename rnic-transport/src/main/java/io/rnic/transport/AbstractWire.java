@@ -19,10 +19,12 @@ public abstract class AbstractWire implements Wire {
     private volatile WireReceiver receiver;
     private volatile boolean tapFailureLogged;
 
-    /** Pooled direct buffers, unless a wire needs another allocator. */
+    private final PacketBuffers packets = new PacketBuffers();
+
+    /** The wire's own free list of packet buffers ({@link PacketBuffers}). */
     @Override
     public io.netty.buffer.ByteBufAllocator allocator() {
-        return io.netty.buffer.PooledByteBufAllocator.DEFAULT;
+        return packets;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.rnic.core.memory;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,6 +34,8 @@ public final class MemoryRegion {
 
     private final ProtectionDomain pd;
     private final ByteBuffer data;
+    /** The native address of a direct {@link #data} (index 0), or 0: packets copy to and from it directly. */
+    private final long dataAddress;
     private final long va;
     private final int length;
     private final int key;
@@ -76,6 +79,9 @@ public final class MemoryRegion {
         // clear() on our duplicate only: slice(index, length) is bounded by the limit, and the
         // region is defined against the capacity.
         this.data = buffer.duplicate().clear().slice(offset, length).order(ByteOrder.LITTLE_ENDIAN);
+        // A read-only buffer keeps the checked path, which refuses writes.
+        this.dataAddress = data.isDirect() && !data.isReadOnly() && PlatformDependent.hasUnsafe()
+                ? PlatformDependent.directBufferAddress(data) : 0;
         this.va = va;
         this.length = length;
         this.access = access;
@@ -144,8 +150,13 @@ public final class MemoryRegion {
         if (len == 0) {
             return;
         }
-        if (dst.hasArray()) {
+        if (dataAddress != 0 && dst.hasMemoryAddress()) {
+            // Direct memory to direct memory: one copy, no view objects, no per-call buffer checks.
+            PlatformDependent.copyMemory(dataAddress + at, dst.memoryAddress() + dstIndex, len);
+        } else if (dst.hasArray()) {
             data.get(at, dst.array(), dst.arrayOffset() + dstIndex, len);
+        } else if (data.hasArray() && !data.isReadOnly() && dst.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
+            PlatformDependent.copyMemory(data.array(), data.arrayOffset() + at, dst.memoryAddress() + dstIndex, len);
         } else if (dst.nioBufferCount() == 1) {
             // Netty's cached view of its memory: no allocation, unlike nioBuffer(index, len).
             ByteBuffer to = dst.internalNioBuffer(dstIndex, len);
@@ -173,8 +184,12 @@ public final class MemoryRegion {
         if (len == 0) {
             return;
         }
-        if (src.hasArray()) {
+        if (dataAddress != 0 && src.hasMemoryAddress()) {
+            PlatformDependent.copyMemory(src.memoryAddress() + srcIndex, dataAddress + at, len);
+        } else if (src.hasArray()) {
             data.put(at, src.array(), src.arrayOffset() + srcIndex, len);
+        } else if (data.hasArray() && !data.isReadOnly() && src.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
+            PlatformDependent.copyMemory(src.memoryAddress() + srcIndex, data.array(), data.arrayOffset() + at, len);
         } else if (src.nioBufferCount() == 1) {
             ByteBuffer from = src.internalNioBuffer(srcIndex, len);
             data.put(at, from, from.position(), len);

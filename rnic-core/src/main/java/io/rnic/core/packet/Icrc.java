@@ -110,7 +110,12 @@ public final class Icrc {
             s = new byte[Math.max(length, s.length * 2)];
             scratch = s;
         }
-        buf.getBytes(index, s, 0, length);
+        if (buf.hasMemoryAddress()) {
+            // Past the buffer's per-call reference-count and bounds checks: the caller checked the length.
+            io.netty.util.internal.PlatformDependent.copyMemory(buf.memoryAddress() + index, s, 0, length);
+        } else {
+            buf.getBytes(index, s, 0, length);
+        }
         crc.update(s, 0, length);
     }
 }

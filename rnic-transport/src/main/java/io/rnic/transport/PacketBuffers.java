@@ -1,0 +1,98 @@
+package io.rnic.transport;
+
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
+import io.netty.util.internal.PlatformDependent;
+
+/**
+ * The allocator of outgoing packets: a free list of direct buffers of one size (a packet of the
+ * largest MTU with every header), each returned to the list when its last reference is released.
+ * Netty's pooled allocator pays for its generality on every packet (a new wrapper object unless
+ * the thread is one of Netty's own, an arena lookup, a cache entry), and a new buffer object per
+ * packet costs the protocol core G1's write barrier on every store of it into the long-lived
+ * packet view; a packet here costs two uncontended monitor operations and allocates nothing once
+ * the list holds the deepest burst. Larger requests (a GSO train) go to Netty's pooled allocator.
+ *
+ * <p>Thread-safe: packets are usually taken and given back on a wire's protocol thread, but a
+ * packet a tap retained may be released anywhere.
+ */
+public final class PacketBuffers extends AbstractByteBufAllocator {
+    /** Room for a 4096-byte payload with every RoCEv2 header a packet can carry, and the ICRC. */
+    public static final int PACKET_CAPACITY = 4224;
+    /** Buffers kept on the free list at most; more are freed when released. */
+    static final int MAX_FREE = 4096;
+
+    private final PacketBuf[] free = new PacketBuf[MAX_FREE];
+    private int freeCount;
+
+    public PacketBuffers() {
+        super(true);
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+        return PooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+        if (initialCapacity > PACKET_CAPACITY || maxCapacity < PACKET_CAPACITY || !PlatformDependent.hasUnsafe()) {
+            return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+        }
+        PacketBuf b;
+        synchronized (free) {
+            b = freeCount == 0 ? null : free[--freeCount];
+            if (b != null) {
+                free[freeCount] = null;
+            }
+        }
+        return b != null ? b : new PacketBuf(this, maxCapacity);
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+        return true;
+    }
+
+    /** Buffers on the free list now. */
+    public int freeBuffers() {
+        synchronized (free) {
+            return freeCount;
+        }
+    }
+
+    /** Takes back a buffer whose last reference was released; false if the list is full. */
+    private boolean giveBack(PacketBuf b) {
+        synchronized (free) {
+            if (freeCount == MAX_FREE) {
+                return false;
+            }
+            free[freeCount++] = b;
+            return true;
+        }
+    }
+
+    /** A packet buffer that goes back to its list instead of freeing its memory. */
+    private static final class PacketBuf extends UnpooledUnsafeDirectByteBuf {
+        private final PacketBuffers owner;
+
+        PacketBuf(PacketBuffers owner, int maxCapacity) {
+            super(owner, PACKET_CAPACITY, maxCapacity);
+            this.owner = owner;
+        }
+
+        @Override
+        protected void deallocate() {
+            if (capacity() == PACKET_CAPACITY) {
+                resetRefCnt();
+                clear();
+                if (owner.giveBack(this)) {
+                    return;
+                }
+            }
+            super.deallocate();
+        }
+    }
+}
