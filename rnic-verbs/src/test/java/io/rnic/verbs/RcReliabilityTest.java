@@ -373,6 +373,33 @@ class RcReliabilityTest {
         }
     }
 
+    /**
+     * Seed 000 §3.3.2.2 rules 6 and 7: the responses of a large READ go out paced, so the READ is
+     * in progress when the requester, seeing them skip the lost response of an earlier READ
+     * (an implied NAK), sends that READ again; the responder stops the READ in progress, answers
+     * the earlier one, and does not finish the interrupted stream; the requester's go-back-N
+     * retry of the large READ then gets it whole.
+     */
+    @Test
+    void aDuplicateReadWithAnEarlierPsnInterruptsTheReadInProgress() {
+        try (RcFixture f = fixture(120)) {
+            ba(f).fault(Faults.dropFirst(PacketMatch.psn(-1, PSN_A), 1));
+            int big = 64 * MTU;
+            RcFixture.fill(f.bufB, 200_000, 100 + big, 6);
+            f.qpA.postSend(read(f, 1, 100));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 300_000, big, f.mrA.lkey()).rdma(f.mrB.address() + 200_100, f.mrB.rkey()));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 100));
+            assertTrue(RcFixture.same(f.bufB, 200_100, f.bufA, 300_000, big));
+            assertEquals(1, f.b.counters().get(Counter.READ_STREAMS_INTERRUPTED), "the 64-packet READ was cut short");
+            long sent = f.b.counters().get(Counter.READ_RESPONSES_SENT);
+            assertTrue(sent < 1 + 64 + 1 + 64, "the interrupted stream's rest was never sent: " + sent + " responses");
+        }
+    }
+
     @Test
     void responderResourcesAreSizedByMaxDestRdAtomicAndARecycledDuplicateIsDropped() {
         try (RcFixture f = new RcFixture(118, RcOptions.defaults().withRdAtomic(2, 1), PSN_A, PSN_B)) {

@@ -70,6 +70,9 @@ public final class PerfRunner {
                 }
                 serverDone.complete(null);
             } catch (Throwable t) {
+                if (System.getenv("RNIC_PERF_COUNTERS") != null) {
+                    t.printStackTrace();
+                }
                 serverInfo.completeExceptionally(t);
                 serverDone.completeExceptionally(t);
                 barrier.reset();
@@ -81,7 +84,13 @@ public final class PerfRunner {
             List<ConnectionInfo> mine = side.localInfo(0x20000);
             clientInfo.complete(mine);
             side.connect(mine, serverInfo.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS), config.udpPort());
-            runRounds(side, () -> await(barrier), round, null);
+            try {
+                runRounds(side, () -> await(barrier), round, null);
+            } finally {
+                if (System.getenv("RNIC_PERF_COUNTERS") != null) {
+                    err.println("client (at the end) " + side.device.counters() + " wire " + side.device.wire().counters());
+                }
+            }
             if (System.getenv("RNIC_PERF_COUNTERS") != null) {
                 err.println("client " + side.device.counters() + " wire " + side.device.wire().counters());
             }
@@ -196,7 +205,14 @@ public final class PerfRunner {
                 }
                 long t0 = System.nanoTime();
                 long p0 = packets(server) / 2 + packets(client) / 2;
-                runRounds(client, () -> { }, new Round(), server);
+                try {
+                    runRounds(client, () -> { }, new Round(), server);
+                } finally {
+                    if (System.getenv("RNIC_PERF_COUNTERS") != null) {
+                        err.println("client " + client.device.counters());
+                        err.println("server " + server.device.counters());
+                    }
+                }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 long packets = packets(server) / 2 + packets(client) / 2 - p0;
                 err.printf(java.util.Locale.ROOT, "simulated network: %,d packets in %.3f s of wall time = %.2f M packets/s"

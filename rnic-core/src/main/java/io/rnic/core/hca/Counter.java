@@ -39,6 +39,10 @@ public enum Counter {
     RETRANSMITTED_PKTS("retransmitted_pkts"),
     LOCAL_ACK_TIMEOUTS("local_ack_timeouts"),
     READ_RESPONSES_SENT("read_responses_sent"),
+    /** READs whose responses stopped for a duplicate READ with an earlier PSN (seed 000 §3.3.2.2 rule 6). */
+    READ_STREAMS_INTERRUPTED("read_streams_interrupted"),
+    /** Duplicate READs dropped because the responses they ask for are already on their way. */
+    DUPLICATE_REQUEST_IN_PROGRESS("duplicate_request_in_progress"),
     ATOMICS_EXECUTED("atomics_executed"),
     DUPLICATE_RESPONSE("duplicate_response"),
     GHOST_RESPONSE("ghost_response"),

@@ -20,6 +20,16 @@ public interface PacketSink {
      */
     int openFlow(int preferredSourcePort);
 
+    /**
+     * The rate, in bits per second, at which a stream of packets the sender does not clock with
+     * acknowledgements (READ responses) should leave; 0 if it need not be paced. A wire says how
+     * fast its path drains: a simulated link its configured rate, a UDP socket what a receiver
+     * on this machine keeps up with.
+     */
+    default long paceBitsPerSecond() {
+        return 0;
+    }
+
     /** Sends one packet (BTH through ICRC) from {@code sourcePort}; takes ownership of the buffer. */
     void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
 }

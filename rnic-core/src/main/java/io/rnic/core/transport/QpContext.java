@@ -280,7 +280,7 @@ public final class QpContext {
      */
     void moveToError(AsyncEvent.Type event) {
         // What the responder acknowledged before the error still leaves, as it would have uncoalesced.
-        responder.flushOwedAck();
+        responder.flushBeforeError();
         modify.toError(event);
     }
 

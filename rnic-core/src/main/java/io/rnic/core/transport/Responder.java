@@ -76,12 +76,14 @@ final class Responder {
     private boolean ackOwed;
     private int owedAckPsn;
     private final Runnable flushOwedAck = this::flushOwedAck;
+    private final ReadResponseStream readStream;
 
     Responder(QpContext qp) {
         this.qp = qp;
         this.rel = qp.rel;
         this.window = qp.rel.receiveWindow;
         this.resources = qp.rel.resources;
+        this.readStream = new ReadResponseStream(qp, qp.rel, this::ackSyndrome, this::betweenReads);
     }
 
     void start(int rqPsn, int maxDestRdAtomic) {
@@ -103,6 +105,7 @@ final class Responder {
 
     /** Stops: the message in progress is abandoned; returns the receive WQE the QP held, if any. */
     RecvWqe stop() {
+        readStream.interrupt(false);
         RecvWqe held = rwqe;
         rwqe = null;
         rwqeQueue = null;
@@ -139,6 +142,7 @@ final class Responder {
         if (rxIp != ip) { // the HCA hands the same view every time: skip the reference store
             rxIp = ip;
         }
+
         State s = State.CHK_PSN;
         while (s != State.DONE) {
             s = switch (s) {
@@ -423,28 +427,23 @@ final class Responder {
         return State.DONE;
     }
 
-    /** Sends the READ responses of resource {@code r} from {@code fromPsn} to its end. */
+    /**
+     * Answers READ resource {@code r} from {@code fromPsn} to its end, paced by the response
+     * stream; a duplicate READ with a PSN earlier than the response being sent interrupts it
+     * (seed 000 §3.3.2.2 rule 6), one the stream already covers is dropped, any other READ waits
+     * for it to finish.
+     */
     private void sendReadResponses(ResponderResource r, int fromPsn, MemoryRegion mr) {
-        int packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
-        int startIndex = Psn.forward(r.firstPsn, fromPsn);
         flushOwedAck();
-        for (int i = startIndex; i < packets; i++) {
-            long offset = (long) i * qp.mtu;
-            int len = (int) Math.min(qp.mtu, r.length - offset);
-            Position pos = packets == 1 ? Position.ONLY : i == 0 ? Position.FIRST : i == packets - 1 ? Position.LAST : Position.MIDDLE;
-            Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, pos, false, false);
-            Destination d = qp.addressing.replies();
-            RocePacket out = qp.framer.start(op, len, d);
-            out.bth().psn(Psn.add(r.firstPsn, i));
-            if (op.has(Header.AETH)) {
-                out.aeth().syndrome(ackSyndrome()).msn(rel.msn);
+        if (readStream.active()) {
+            if (Psn.compare(fromPsn, readStream.positionPsn()) < 0) {
+                readStream.interrupt(true);
+            } else if (readStream.covers(r, fromPsn)) {
+                qp.hca.counters().inc(Counter.DUPLICATE_REQUEST_IN_PROGRESS);
+                return;
             }
-            if (len > 0) {
-                mr.read(r.va + offset, out.buffer(), out.payloadOffset(), len);
-            }
-            qp.framer.transmit(out, d);
-            qp.hca.counters().inc(Counter.READ_RESPONSES_SENT);
         }
+        readStream.start(r, fromPsn, mr);
     }
 
     private State atomicReply(RocePacket p) {
@@ -479,6 +478,7 @@ final class Responder {
     }
 
     private void sendAtomicAck(int psn, long original) {
+        readStream.finish();
         flushOwedAck();
         Opcode op = OpcodeTable.find(qp.transport, Operation.ATOMIC_ACKNOWLEDGE, Position.ONLY, false, false);
         Destination d = qp.addressing.replies();
@@ -560,14 +560,32 @@ final class Responder {
             }
             return;
         }
+        // A NAK follows every response before it, READ responses included.
+        readStream.finish();
         flushOwedAck();
         transmitAck(syndrome, psn);
     }
 
+    /**
+     * Between two READs of the response stream: the owed ACK goes out here if the PSN it
+     * acknowledges comes before the next READ's ({@code nextRequestPsn}, -1 if none).
+     */
+    private void betweenReads(int nextRequestPsn) {
+        if (ackOwed && (nextRequestPsn < 0 || Psn.isBefore(owedAckPsn, nextRequestPsn))) {
+            flushOwedAck();
+        }
+    }
+
+    /** Before the QP errs: the READ responses streaming and the owed ACK go out. */
+    void flushBeforeError() {
+        readStream.finish();
+        flushOwedAck();
+    }
+
     /** Sends the coalesced ACK, if one is owed and the QP still responds. */
     void flushOwedAck() {
-        if (!ackOwed) {
-            return;
+        if (!ackOwed || readStream.active()) {
+            return; // READ responses are streaming: the ACK follows them (betweenReads)
         }
         ackOwed = false;
         io.rnic.core.qp.QpState s = qp.state;

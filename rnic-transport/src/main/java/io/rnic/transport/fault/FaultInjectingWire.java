@@ -121,6 +121,11 @@ public final class FaultInjectingWire implements Wire {
     }
 
     @Override
+    public long paceBitsPerSecond() {
+        return inner.paceBitsPerSecond();
+    }
+
+    @Override
     public void receiver(WireReceiver receiver) {
         inner.receiver(receiver);
     }

@@ -41,6 +41,11 @@ public final class SimNetwork implements AutoCloseable {
         return this;
     }
 
+    /** The configuration new links get. */
+    public LinkConfig linkDefaults() {
+        return defaults;
+    }
+
     /** Attaches an HCA at {@code ip} on UDP port 4791. */
     public SimWire attach(String ip) {
         try {

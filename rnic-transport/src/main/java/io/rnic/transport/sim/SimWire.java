@@ -36,6 +36,12 @@ public final class SimWire extends AbstractWire {
         return network;
     }
 
+    /** Unacknowledged streams leave at the network's default link rate. */
+    @Override
+    public long paceBitsPerSecond() {
+        return network.linkDefaults().bitsPerSecond();
+    }
+
     @Override
     public int openFlow(int preferredSourcePort) {
         if ((preferredSourcePort & ~0xFFFF) != 0) {

@@ -42,6 +42,8 @@ public final class UdpWire extends AbstractWire {
     static final int SOURCE_PORT_POOL = 16;
     /** Datagrams one {@code recvmmsg} may return on native epoll. */
     static final int DATAGRAMS_PER_READ = 8;
+    /** The default pace of READ responses ({@link Builder#pace}). */
+    public static final long DEFAULT_PACE_BITS_PER_SECOND = 8_000_000_000L;
     /** With GRO a datagram may be a whole GSO train of up to 64 KiB. */
     static final int GRO_DATAGRAM = 65_536;
 
@@ -64,6 +66,7 @@ public final class UdpWire extends AbstractWire {
     private InetSocketAddress[] pendingDestinations = new InetSocketAddress[256];
     private int pendingCount;
     private final Gso gso;
+    private final long paceBitsPerSecond;
     private final Runnable flushTask = this::flushDirty;
     private final ChannelHandler inbound = new Inbound();
     private final io.netty.buffer.ByteBufAllocator allocator;
@@ -84,6 +87,7 @@ public final class UdpWire extends AbstractWire {
             this.ownsAgent = true;
         }
         this.nativeTransport = agent.isNative();
+        this.paceBitsPerSecond = b.paceBitsPerSecond;
         this.gso = nativeTransport && EpollDatagramChannel.isSegmentedDatagramPacketSupported() ? b.gso : Gso.OFF;
         this.allocator = b.allocator;
         agent.retain();
@@ -138,6 +142,7 @@ public final class UdpWire extends AbstractWire {
         private boolean ownsAgent;
         private HcaAgent.Idle idle = HcaAgent.Idle.BACKOFF;
         private Gso gso = Gso.AUTO;
+        private long paceBitsPerSecond = DEFAULT_PACE_BITS_PER_SECOND;
         private io.netty.buffer.ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
 
         private Builder(InetAddress address) {
@@ -183,6 +188,19 @@ public final class UdpWire extends AbstractWire {
          */
         public Builder gso(Gso gso) {
             this.gso = java.util.Objects.requireNonNull(gso, "gso");
+            return this;
+        }
+
+        /**
+         * The rate at which READ responses leave (default 8 Gb/s: what a receiving rnic HCA on
+         * this kind of machine keeps up with; faster, a large READ overflows the receiver's socket
+         * buffer and is retried piece by piece). 0 sends a chunk per duty cycle, unpaced.
+         */
+        public Builder pace(long bitsPerSecond) {
+            if (bitsPerSecond < 0) {
+                throw new IllegalArgumentException("pace " + bitsPerSecond + " b/s is negative");
+            }
+            this.paceBitsPerSecond = bitsPerSecond;
             return this;
         }
 
@@ -256,6 +274,11 @@ public final class UdpWire extends AbstractWire {
     /** The agent whose duty cycle runs this wire. */
     public HcaAgent agent() {
         return agent;
+    }
+
+    @Override
+    public long paceBitsPerSecond() {
+        return paceBitsPerSecond;
     }
 
     @Override

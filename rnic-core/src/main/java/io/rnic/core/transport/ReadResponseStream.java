@@ -1,0 +1,265 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.Counter;
+import io.rnic.core.memory.MemoryRegion;
+import io.rnic.core.packet.Header;
+import io.rnic.core.packet.Opcode;
+import io.rnic.core.packet.OpcodeTable;
+import io.rnic.core.packet.Operation;
+import io.rnic.core.packet.Position;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.psn.Psn;
+
+/**
+ * The responses of the READs a responder is answering (new or duplicate), on their way out,
+ * paced: {@link #CHUNK} packets per pacing step, at the wire's pace, so that a large READ does
+ * not hold the protocol thread while the wire, the other QPs and the timers wait (a 256 MiB READ
+ * built in one step starved its own requester into a retry timeout), and does not outrun its
+ * receiver. READs accepted while one is streaming queue behind it, in PSN order.
+ *
+ * <p>Because its responses take time, a READ is truly "in progress", and seed 000's rules for
+ * that case apply (§3.3.2.2): a duplicate READ with a PSN earlier than the response being sent
+ * (an earlier READ, or this one from a response the requester lacks) stops it and is answered
+ * instead (rule 6), and neither the interrupted READ's remaining responses nor the READs queued
+ * behind it are sent (rule 7: the requester retries what it lacks). A duplicate that asks for
+ * nothing the stream is not about to send anyway is dropped.
+ */
+final class ReadResponseStream {
+    /** Packets sent per pacing step: 16 MTU-sized packets fill one 64 KiB GSO train. */
+    static final int CHUNK = 16;
+    /** The shortest pacing step: the next chunk goes in a later duty cycle, at the wire's pace. */
+    static final long PACE_NANOS = 1_000;
+
+    /** What the responder does between two READs, given the next one's PSN (-1: none left). */
+    interface Gap {
+        void between(int nextRequestPsn);
+    }
+
+    private final QpContext qp;
+    private final ReliabilityContext rel;
+    private final java.util.function.IntSupplier ackSyndrome;
+    private final Gap gap;
+    private final Runnable continuation = this::onPace;
+    // The READ being answered.
+    private ResponderResource resource;
+    private MemoryRegion mr;
+    private int requestPsn;
+    private int next;
+    private int packets;
+    private boolean paceScheduled;
+    // READs waiting behind it, oldest first (a ring).
+    private ResponderResource[] queuedResource = new ResponderResource[4];
+    private MemoryRegion[] queuedMr = new MemoryRegion[4];
+    private int[] queuedPsn = new int[4];
+    private int queueHead;
+    private int queued;
+
+    ReadResponseStream(QpContext qp, ReliabilityContext rel, java.util.function.IntSupplier ackSyndrome, Gap gap) {
+        this.qp = qp;
+        this.rel = rel;
+        this.ackSyndrome = ackSyndrome;
+        this.gap = gap;
+    }
+
+    boolean active() {
+        return resource != null;
+    }
+
+    /** The PSN of the READ request whose responses are going out (when {@link #active}). */
+    int requestPsn() {
+        return requestPsn;
+    }
+
+    /** The PSN of the next response the stream will send (when {@link #active}). */
+    int positionPsn() {
+        return Psn.add(resource.firstPsn, next);
+    }
+
+    /**
+     * True if a READ of resource {@code r} from {@code fromPsn} would only repeat what the
+     * stream is about to send anyway: the READ in progress at or after its position, or a READ
+     * already queued. (A requester retrying a READ it has not yet been answered sends it again.)
+     */
+    boolean covers(ResponderResource r, int fromPsn) {
+        if (resource == r && Psn.compare(fromPsn, positionPsn()) >= 0) {
+            return true;
+        }
+        for (int i = 0; i < queued; i++) {
+            int at = (queueHead + i) % queuedPsn.length;
+            if (queuedResource[at] == r && Psn.compare(fromPsn, queuedPsn[at]) >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Answers resource {@code r} from {@code fromPsn} with data from {@code mr} (pinned by the
+     * caller for the call; the stream takes a pin of its own until it is done with it): at once
+     * if nothing is streaming, else after what is.
+     */
+    void start(ResponderResource r, int fromPsn, MemoryRegion mr) {
+        if (mr != null && !mr.pin()) {
+            qp.hca.counters().inc(Counter.RCVD_DROPPED);
+            return;
+        }
+        if (resource != null) {
+            enqueue(r, fromPsn, mr);
+            return;
+        }
+        begin(r, fromPsn, mr);
+        sendChunk();
+    }
+
+    /** Sends everything streaming and queued at once (a response that must follow it in PSN order). */
+    void finish() {
+        while (resource != null) {
+            sendChunk();
+        }
+    }
+
+    /**
+     * Stops without sending the rest of the READ in progress or the READs queued behind it (seed
+     * 000 §3.3.2.2 rule 7, or the QP stopped).
+     */
+    void interrupt(boolean counted) {
+        if (resource != null && counted) {
+            qp.hca.counters().inc(Counter.READ_STREAMS_INTERRUPTED);
+        }
+        release(mr);
+        resource = null;
+        mr = null;
+        while (queued > 0) {
+            release(queuedMr[queueHead]);
+            queuedMr[queueHead] = null;
+            queuedResource[queueHead] = null;
+            queueHead = (queueHead + 1) % queuedPsn.length;
+            queued--;
+        }
+        queueHead = 0;
+    }
+
+    private void begin(ResponderResource r, int fromPsn, MemoryRegion m) {
+        this.resource = r;
+        this.mr = m;
+        this.requestPsn = fromPsn;
+        this.packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
+        this.next = Psn.forward(r.firstPsn, fromPsn);
+    }
+
+    private void enqueue(ResponderResource r, int fromPsn, MemoryRegion m) {
+        if (queued == queuedPsn.length) {
+            int n = queuedPsn.length * 2;
+            ResponderResource[] rs = new ResponderResource[n];
+            MemoryRegion[] ms = new MemoryRegion[n];
+            int[] ps = new int[n];
+            for (int i = 0; i < queued; i++) {
+                int at = (queueHead + i) % queuedPsn.length;
+                rs[i] = queuedResource[at];
+                ms[i] = queuedMr[at];
+                ps[i] = queuedPsn[at];
+            }
+            queuedResource = rs;
+            queuedMr = ms;
+            queuedPsn = ps;
+            queueHead = 0;
+        }
+        int tail = (queueHead + queued) % queuedPsn.length;
+        queuedResource[tail] = r;
+        queuedMr[tail] = m;
+        queuedPsn[tail] = fromPsn;
+        queued++;
+    }
+
+    private void onPace() {
+        paceScheduled = false;
+        if (resource == null) {
+            return;
+        }
+        io.rnic.core.qp.QpState s = qp.state;
+        if (qp.destroyed || s == io.rnic.core.qp.QpState.ERR || s == io.rnic.core.qp.QpState.RESET) {
+            interrupt(false);
+            return;
+        }
+        sendChunk();
+    }
+
+    private void sendChunk() {
+        long bytes = 0;
+        try {
+            int budget = CHUNK;
+            while (resource != null && budget > 0) {
+                int sent = sendPackets(budget);
+                budget -= sent;
+                bytes += (long) sent * qp.mtu;
+                if (next >= packets) {
+                    nextRead();
+                }
+            }
+        } catch (RuntimeException e) {
+            interrupt(false); // a stream that failed once would fail every later request that finishes it
+            throw e;
+        }
+        if (resource != null && !paceScheduled) {
+            paceScheduled = true;
+            qp.hca.scheduler().schedule(paceNanos(bytes), continuation);
+        }
+    }
+
+    /** The READ in progress is done: the responder's gap, then the next queued READ, if any. */
+    private void nextRead() {
+        release(mr);
+        mr = null;
+        resource = null;
+        int nextPsn = queued > 0 ? queuedPsn[queueHead] : -1;
+        gap.between(nextPsn);
+        if (queued > 0) {
+            ResponderResource r = queuedResource[queueHead];
+            MemoryRegion m = queuedMr[queueHead];
+            queuedResource[queueHead] = null;
+            queuedMr[queueHead] = null;
+            queueHead = (queueHead + 1) % queuedPsn.length;
+            queued--;
+            begin(r, nextPsn, m);
+        }
+    }
+
+    private int sendPackets(int budget) {
+        ResponderResource r = resource;
+        int stop = Math.min(packets, next + budget);
+        int sent = 0;
+        for (; next < stop; next++) {
+            int i = next;
+            long offset = (long) i * qp.mtu;
+            int len = (int) Math.min(qp.mtu, r.length - offset);
+            Position pos = packets == 1 ? Position.ONLY : i == 0 ? Position.FIRST : i == packets - 1 ? Position.LAST
+                    : Position.MIDDLE;
+            Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, pos, false, false);
+            Destination d = qp.addressing.replies();
+            RocePacket out = qp.framer.start(op, len, d);
+            out.bth().psn(Psn.add(r.firstPsn, i));
+            if (op.has(Header.AETH)) {
+                out.aeth().syndrome(ackSyndrome.getAsInt()).msn(rel.msn);
+            }
+            if (len > 0) {
+                mr.read(r.va + offset, out.buffer(), out.payloadOffset(), len);
+            }
+            qp.framer.transmit(out, d);
+            qp.hca.counters().inc(Counter.READ_RESPONSES_SENT);
+            sent++;
+        }
+        return sent;
+    }
+
+    /** How long {@code bytes} take at the wire's pace; at least one pacing step. */
+    private long paceNanos(long bytes) {
+        long rate = qp.hca.sink().paceBitsPerSecond();
+        return rate <= 0 ? PACE_NANOS : Math.max(PACE_NANOS, bytes * 8 * 1_000_000_000L / rate);
+    }
+
+    private static void release(MemoryRegion m) {
+        if (m != null) {
+            m.unpin();
+        }
+    }
+}
