@@ -95,10 +95,27 @@ final class PerfExchange {
         }, round);
     }
 
+    /** Connects to the server, trying again while it is not listening yet (as perftest's client does). */
     private Socket dial() throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress(config.server(), config.tcpPort()), CONNECT_TIMEOUT_MILLIS);
-        return s;
+        long deadline = System.nanoTime() + CONNECT_TIMEOUT_MILLIS * 1_000_000L;
+        for (;;) {
+            Socket s = new Socket();
+            try {
+                s.connect(new InetSocketAddress(config.server(), config.tcpPort()), CONNECT_TIMEOUT_MILLIS);
+                return s;
+            } catch (java.net.ConnectException e) {
+                s.close();
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while connecting to " + config.server(), ie);
+                }
+            }
+        }
     }
 
     private Socket accept() throws IOException {

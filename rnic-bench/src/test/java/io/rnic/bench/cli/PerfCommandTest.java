@@ -1,0 +1,84 @@
+package io.rnic.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * rnic perf: perftest's tests and tables, on the simulated network, over UDP in one process
+ * (with each threading mode), and as two sides exchanging parameters over TCP; and the option
+ * combinations perftest refuses.
+ */
+class PerfCommandTest {
+    private static final String BW_HEADER = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
+    private static final String LAT_HEADER = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+            + "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
+
+    private static void assertRow(CliRun r, String header, String rowStart) {
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.outLines().contains(header), r.out());
+        assertTrue(r.outLines().stream().anyMatch(l -> l.startsWith(rowStart)), r.out());
+    }
+
+    @Test
+    void writeBandwidthOnTheSimulatedNetworkPrintsPerftestsTable() {
+        CliRun r = CliRun.rnic("perf", "write_bw", "--wire", "sim", "-s", "4096", "-n", "2000", "--warmup", "0");
+        assertRow(r, BW_HEADER, " 4096       2000 ");
+        assertTrue(r.err().contains("M packets/s"), r.err());
+    }
+
+    @Test
+    void sendLatencyOnTheSimulatedNetworkPrintsTheLatencyTable() {
+        CliRun r = CliRun.rnic("perf", "send_lat", "--wire", "sim", "-n", "500", "--warmup", "0");
+        assertRow(r, LAT_HEADER, " 2       500 ");
+    }
+
+    @Test
+    void readBandwidthOverUdpInOneProcessAsJson() {
+        CliRun r = CliRun.rnic("perf", "read_bw", "--loopback", "--udp-port", "14795", "-s", "65536", "-n", "200",
+                "--warmup", "0", "--json");
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("\"test\":\"read_bw\",\"bytes\":65536,\"iterations\":200,"), r.out());
+    }
+
+    @Test
+    void atomicLatencyWithTheTestThreadDrivingItsHca() {
+        CliRun r = CliRun.rnic("perf", "atomic_lat", "--loopback", "--udp-port", "14796", "--threading", "invoker",
+                "-A", "FETCH_AND_ADD", "-n", "200", "--warmup", "0");
+        assertRow(r, LAT_HEADER, " 8       200 ");
+    }
+
+    @Test
+    void writeLatencyOnTheSharedAgent() {
+        CliRun r = CliRun.rnic("perf", "write_lat", "--loopback", "--udp-port", "14797", "--threading", "shared",
+                "-n", "300", "--warmup", "0");
+        assertRow(r, LAT_HEADER, " 2       300 ");
+    }
+
+    @Test
+    void twoSidesExchangeTheirParametersOverTcpInPerftestsFormat() throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", "send_bw",
+                "--ip", "127.0.86.30", "-p", "18611", "-s", "1024", "-n", "300", "--warmup", "0"));
+        CliRun client = CliRun.rnic("perf", "send_bw", "--ip", "127.0.86.31", "-p", "18611", "-s", "1024", "-n", "300",
+                "--warmup", "0", "127.0.0.1");
+        CliRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, s.status(), s.out() + s.err());
+        assertRow(client, BW_HEADER, " 1024       300 ");
+    }
+
+    @Test
+    void combinationsPerftestRefusesAreUsageErrors() {
+        assertEquals(2, CliRun.rnic("perf", "read_bw", "-c", "UC", "--wire", "sim").status(), "UC has no READ");
+        assertEquals(2, CliRun.rnic("perf", "write_bw", "-c", "UD", "--wire", "sim").status(), "UD has SEND only");
+        assertEquals(2, CliRun.rnic("perf", "atomic_bw", "-a", "--wire", "sim").status(), "no -a for atomics");
+        assertEquals(2, CliRun.rnic("perf", "send_bw", "-c", "UD", "-s", "8192", "--wire", "sim").status(),
+                "a UD message is at most the MTU");
+        assertEquals(2, CliRun.rnic("perf", "write_lat", "-D", "3", "--wire", "sim").status());
+        CliRun unknown = CliRun.rnic("perf", "flush_bw");
+        assertEquals(2, unknown.status());
+        assertTrue(unknown.err().contains("unknown test 'flush_bw'"), unknown.err());
+    }
+}

@@ -1,0 +1,149 @@
+package io.rnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rnic.core.memory.AccessFlags;
+import io.rnic.core.qp.QpState;
+import io.rnic.core.transport.RecvWorkRequest;
+import io.rnic.core.transport.SendWorkRequest;
+import io.rnic.core.transport.WcStatus;
+import io.rnic.core.transport.WorkCompletion;
+import io.rnic.core.transport.WrOpcode;
+import io.rnic.transport.udp.HcaAgent;
+import io.rnic.transport.udp.UdpWire;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every way an HCA agent can run (a thread per HCA, one thread for all, or the application's
+ * own thread) with every idle strategy carries the same RC traffic over UDP on loopback: SENDs,
+ * a WRITE and a READ, every byte and completion checked.
+ */
+class AgentThreadingTest {
+    private static final AtomicInteger NEXT = new AtomicInteger(10);
+
+    static java.util.stream.Stream<Arguments> modes() {
+        java.util.List<Arguments> l = new java.util.ArrayList<>();
+        for (HcaAgent.Threading t : HcaAgent.Threading.values()) {
+            for (HcaAgent.Idle i : HcaAgent.Idle.values()) {
+                l.add(Arguments.of(t, i));
+            }
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("modes")
+    void rcTrafficRunsOnEveryThreadingAndIdleStrategy(HcaAgent.Threading threading, HcaAgent.Idle idle) throws Exception {
+        int n = NEXT.getAndIncrement();
+        HcaAgent invoker = threading == HcaAgent.Threading.INVOKER ? HcaAgent.invoker(idle) : null;
+        try (RdmaDevice a = RdmaDevice.open(wire("127.0.87." + n, threading, idle, invoker));
+             RdmaDevice b = RdmaDevice.open(wire("127.0.88." + n, threading, idle, invoker))) {
+            assertEquals(threading == HcaAgent.Threading.INVOKER, a.isCallerDriven());
+            ProtectionDomain pa = a.allocPd();
+            ProtectionDomain pb = b.allocPd();
+            CompletionQueue ca = a.createCq(64);
+            CompletionQueue cb = b.createCq(64);
+            ByteBuffer ba = ByteBuffer.allocateDirect(1 << 16);
+            ByteBuffer bb = ByteBuffer.allocateDirect(1 << 16);
+            int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
+            MemoryRegion ma = pa.registerMemory(ba, access);
+            MemoryRegion mb = pb.registerMemory(bb, access);
+            QueuePair qa = pa.createQp(QpInitAttributes.rc(ca, ca));
+            QueuePair qb = pb.createQp(QpInitAttributes.rc(cb, cb));
+            Connections.connectPair(qa, ma, 1, qb, mb, 2, RcOptions.defaults());
+            for (int i = 0; i < 4096; i++) {
+                ba.put(i, (byte) (i * 7 + n));
+            }
+            for (int i = 0; i < 8; i++) {
+                qb.postRecv(new RecvWorkRequest().wrId(100 + i).sge(mb.address() + 8192 + 512L * i, 512, mb.lkey()));
+            }
+            for (int i = 0; i < 8; i++) {
+                qa.postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND).signaled(true)
+                        .sge(ma.address() + 64L * i, 64, ma.lkey()));
+            }
+            qa.postSend(new SendWorkRequest().wrId(20).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(ma.address(), 4096, ma.lkey()).rdma(mb.address() + 16384, mb.rkey()));
+            qa.postSend(new SendWorkRequest().wrId(21).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(ma.address() + 32768, 4096, ma.lkey()).rdma(mb.address() + 16384, mb.rkey()));
+            WorkCompletion wc = new WorkCompletion();
+            for (int i = 0; i < 10; i++) {
+                assertTrue(ca.await(10_000_000_000L) && ca.poll(wc), "completion " + i);
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+            }
+            assertEquals(21, wc.wrId(), "the READ completes last, after the WRITE it reads back");
+            for (int i = 0; i < 8; i++) {
+                assertTrue(cb.await(10_000_000_000L) && cb.poll(wc));
+                assertEquals(100 + i, wc.wrId());
+                assertEquals(64, wc.byteLen());
+            }
+            for (int i = 0; i < 4096; i++) {
+                assertEquals(ba.get(i), ba.get(32768 + i), "byte " + i + " went there and back");
+            }
+            qa.close();
+            qb.close();
+        } finally {
+            if (invoker != null) {
+                invoker.close();
+            }
+        }
+    }
+
+    private static UdpWire wire(String ip, HcaAgent.Threading threading, HcaAgent.Idle idle, HcaAgent invoker) {
+        UdpWire.Builder b = UdpWire.bind(ip);
+        return switch (threading) {
+            case DEDICATED -> b.idle(idle).open();
+            case SHARED -> b.agent(HcaAgent.shared(idle)).open();
+            case INVOKER -> b.agent(invoker).open();
+        };
+    }
+
+    @Test
+    void anInvokerDrivenDeviceRefusesOtherThreadsWithAClearMessage() throws Exception {
+        HcaAgent invoker = HcaAgent.invoker(HcaAgent.Idle.BACKOFF);
+        try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.200").agent(invoker).open())) {
+            QueuePair qp = d.allocPd().createQp(QpInitAttributes.rc(d.createCq(4), d.createCq(4)));
+            CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
+                try {
+                    qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            Throwable t = other.get();
+            assertTrue(t instanceof IllegalStateException && t.getMessage().contains("invoker"), String.valueOf(t));
+            assertEquals(QpState.RESET, qp.state(), "nothing changed");
+            qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+            assertEquals(QpState.INIT, qp.state(), "from its own thread it works");
+            qp.close();
+        } finally {
+            invoker.close();
+        }
+    }
+
+    @Test
+    void theSharedAgentRunsEveryWireOnOneThreadAndStopsWithTheLast() {
+        HcaAgent first;
+        try (UdpWire x = UdpWire.bind("127.0.87.201").agent(HcaAgent.shared(HcaAgent.Idle.BLOCK)).open();
+             UdpWire y = UdpWire.bind("127.0.87.202").agent(HcaAgent.shared(HcaAgent.Idle.BLOCK)).open()) {
+            first = x.agent();
+            assertSame(first, y.agent(), "one agent for both wires");
+            assertEquals(HcaAgent.Threading.SHARED, first.threading());
+        }
+        HcaAgent later = HcaAgent.shared(HcaAgent.Idle.BLOCK);
+        try (UdpWire z = UdpWire.bind("127.0.87.203").agent(later).open()) {
+            assertNotSame(first, later, "the first agent stopped with its last wire; a new one serves the next");
+            assertSame(later, z.agent());
+        }
+    }
+}
