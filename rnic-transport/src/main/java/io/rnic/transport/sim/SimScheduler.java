@@ -43,6 +43,17 @@ public final class SimScheduler implements Scheduler {
     private long now;
     private long seq;
     private Event[] heap = new Event[256];
+    /** Events in the heap. */
+    private int heapSize;
+    /**
+     * Events that arrived in (time, sequence) order, oldest first: most pushes (a link's
+     * deliveries, each later than the one before) append here in O(1) instead of sifting
+     * through the heap; the next event is the earlier of this ring's head and the heap's top.
+     */
+    private Event[] fifo = new Event[256];
+    private int fifoHead;
+    private int fifoCount;
+    /** Events waiting, in both structures. */
     private int size;
     private Event free;
     private long executed;
@@ -171,7 +182,7 @@ public final class SimScheduler implements Scheduler {
 
     /** Runs every event due at or before {@code timeNanos}, then sets the clock to it. */
     public void runUntil(long timeNanos) {
-        while (size > 0 && heap[0].time <= timeNanos) {
+        while (size > 0 && peek().time <= timeNanos) {
             runNext();
         }
         if (timeNanos > now) {
@@ -191,7 +202,7 @@ public final class SimScheduler implements Scheduler {
     public boolean runUntil(BooleanSupplier done, long limitNanos) {
         long deadline = now + limitNanos;
         while (!done.getAsBoolean()) {
-            if (size == 0 || heap[0].time > deadline) {
+            if (size == 0 || peek().time > deadline) {
                 return done.getAsBoolean();
             }
             runNext();
@@ -216,10 +227,24 @@ public final class SimScheduler implements Scheduler {
         e.time = time;
         e.seq = seq++;
         e.cancelled = false;
-        if (size == heap.length) {
-            heap = java.util.Arrays.copyOf(heap, size * 2);
+        size++;
+        if (fifoCount == 0 || fifo[(fifoHead + fifoCount - 1) & (fifo.length - 1)].time <= time) {
+            if (fifoCount == fifo.length) {
+                Event[] grown = new Event[fifo.length * 2];
+                for (int k = 0; k < fifoCount; k++) {
+                    grown[k] = fifo[(fifoHead + k) & (fifo.length - 1)];
+                }
+                fifo = grown;
+                fifoHead = 0;
+            }
+            fifo[(fifoHead + fifoCount) & (fifo.length - 1)] = e;
+            fifoCount++;
+            return;
         }
-        int i = size++;
+        if (heapSize == heap.length) {
+            heap = java.util.Arrays.copyOf(heap, heapSize * 2);
+        }
+        int i = heapSize++;
         while (i > 0) {
             int parent = (i - 1) >>> 1;
             Event p = heap[parent];
@@ -232,17 +257,37 @@ public final class SimScheduler implements Scheduler {
         heap[i] = e;
     }
 
+    /** The next event (size > 0). */
+    private Event peek() {
+        if (fifoCount > 0 && (heapSize == 0 || before(fifo[fifoHead], heap[0]))) {
+            return fifo[fifoHead];
+        }
+        return heap[0];
+    }
+
     private Event pop() {
+        size--;
+        if (fifoCount > 0 && (heapSize == 0 || before(fifo[fifoHead], heap[0]))) {
+            Event e = fifo[fifoHead];
+            fifo[fifoHead] = null;
+            fifoHead = (fifoHead + 1) & (fifo.length - 1);
+            fifoCount--;
+            return e;
+        }
+        return popHeap();
+    }
+
+    private Event popHeap() {
         Event top = heap[0];
-        Event last = heap[--size];
-        heap[size] = null;
-        if (size > 0) {
+        Event last = heap[--heapSize];
+        heap[heapSize] = null;
+        if (heapSize > 0) {
             int i = 0;
-            int half = size >>> 1;
+            int half = heapSize >>> 1;
             while (i < half) {
                 int child = 2 * i + 1;
                 int right = child + 1;
-                if (right < size && before(heap[right], heap[child])) {
+                if (right < heapSize && before(heap[right], heap[child])) {
                     child = right;
                 }
                 if (!before(heap[child], last)) {

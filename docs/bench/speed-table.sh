@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The speed table of docs/performance.md: each rnic figure beside the ceiling udp-probe measures
+# in the same run, three runs each, medians printed. Usage: docs/bench/speed-table.sh [RUNS]
+# (from the project root, after `mvn -B -q -DskipTests install`).
+set -euo pipefail
+RUNS=${1:-3}
+J="java -jar rnic-bench/target/rnic.jar"
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A v
+for r in $(seq "$RUNS"); do
+  # RC WRITE 4 KiB (a WRITE Only packet is 4128 bytes) against 4128-byte GSO x15 + GRO datagrams
+  v[gso4k]+="$($J udp-probe -s 4128 --segments 15 --seconds 3 | awk '/GSO/ {print $(NF-1)}') "
+  v[write]+="$($J perf write_bw -s 4096 -D 5 --loopback --report_gbits | awk '$1 == 4096 {print $4}') "
+  # RC SEND 64 B messages (an 80-byte packet) against 80-byte GSO x32 + GRO datagrams
+  v[gso80]+="$($J udp-probe -s 80 --segments 32 --seconds 3 | awk '/GSO/ {gsub(",", "", $(NF-3)); print $(NF-3)}') "
+  v[send]+="$($J perf send_bw -s 64 -D 5 --loopback --threading invoker --idle spin | awk '$1 == 64 {print $5 * 1e6}') "
+  # round trips: raw UDP ceilings, then rnic's send_lat (t_typical is half a round trip)
+  lat=$($J udp-probe --latency -n 50000)
+  v[rawspin]+="$(echo "$lat" | awk '/busy-poll/ {print $5}') "
+  v[rawblock]+="$(echo "$lat" | awk '/blocking/ {print $5}') "
+  v[latspin]+="$($J perf send_lat -s 64 -n 20000 --loopback --threading invoker --idle spin | awk '$1 == 64 {print 2 * $5}') "
+  v[latblock]+="$($J perf send_lat -s 64 -n 20000 --loopback --threading invoker --idle block | awk '$1 == 64 {print 2 * $5}') "
+  # the whole stack on the simulated network, one core
+  v[sim]+="$($J perf write_bw -s 64 -n 3000000 --wire sim 2>&1 >/dev/null | awk '/packets\/s/ {print $(NF-7)}') "
+done
+for k in gso4k write gso80 send rawspin latspin rawblock latblock sim; do
+  m=$(echo ${v[$k]} | tr ' ' '\n' | median)
+  printf '%-9s runs: %-40s median: %s\n' "$k" "${v[$k]}" "$m"
+  declare "m_$k=$m"
+done
+awk -v w="$m_write" -v g="$m_gso4k" -v s="$m_send" -v g80="$m_gso80" -v ls="$m_latspin" -v rs="$m_rawspin" \
+    -v lb="$m_latblock" -v rb="$m_rawblock" 'BEGIN {
+  printf "WRITE 4 KiB: %.2f Gb/s = %.0f %% of the GSO ceiling %.2f Gb/s (goal >= 50 %%)\n", w, 100 * w / g, g
+  printf "SEND 64 B:   %.0f msg/s = %.0f %% of %.0f datagrams/s (goal >= 50 %%)\n", s, 100 * s / g80, g80
+  printf "round trip spinning: %.2f us = %.1f x raw busy-poll %.2f us (goal <= 2x)\n", ls, ls / rs, rs
+  printf "round trip blocking: %.2f us = %.1f x raw blocking %.2f us (goal <= 3x)\n", lb, lb / rb, rb }'
+echo "simulated network: median $m_sim M packets/s (goal >= 5)"
