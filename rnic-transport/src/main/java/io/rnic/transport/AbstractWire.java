@@ -85,6 +85,9 @@ public abstract class AbstractWire implements Wire {
     }
 
     private void tap(WireTap.Direction d, long ts, ByteBuf packet, InetSocketAddress src, InetSocketAddress dst) {
+        if (taps.isEmpty()) {
+            return; // the common case: no iterator made per packet
+        }
         for (WireTap t : taps) {
             try {
                 t.onPacket(d, ts, packet, src, dst);
