@@ -4,17 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.rnic.core.hca.Counter;
-import io.rnic.core.time.Scheduler;
 import io.rnic.core.transport.SendWorkRequest;
 import io.rnic.core.transport.WcStatus;
 import io.rnic.core.transport.WorkCompletion;
 import io.rnic.core.transport.WrOpcode;
-import io.rnic.transport.Wire;
-import io.rnic.transport.WireCounters;
+import io.rnic.transport.ForwardingWire;
 import io.rnic.transport.WireReceiver;
-import io.rnic.transport.WireTap;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
 import java.net.InetSocketAddress;
@@ -31,8 +27,7 @@ import org.junit.jupiter.api.Test;
 class AckCoalescingTest {
 
     /** A simulated wire that hands arriving packets over in batches, as one read of a socket would. */
-    static final class BatchingWire implements Wire {
-        private final SimWire inner;
+    static final class BatchingWire extends ForwardingWire {
         private final long windowNanos;
         private final List<ByteBuf> packets = new ArrayList<>();
         private final List<InetSocketAddress> sources = new ArrayList<>();
@@ -40,7 +35,7 @@ class AckCoalescingTest {
         int batches;
 
         BatchingWire(SimWire inner, long windowNanos) {
-            this.inner = inner;
+            super(inner);
             this.windowNanos = windowNanos;
         }
 
@@ -69,46 +64,6 @@ class AckCoalescingTest {
             packets.clear();
             sources.clear();
             receiver.onBatchEnd();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return inner.localAddress();
-        }
-
-        @Override
-        public Scheduler scheduler() {
-            return inner.scheduler();
-        }
-
-        @Override
-        public int openFlow(int preferredSourcePort) {
-            return inner.openFlow(preferredSourcePort);
-        }
-
-        @Override
-        public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
-            inner.send(packet, sourcePort, destination);
-        }
-
-        @Override
-        public ByteBufAllocator allocator() {
-            return inner.allocator();
-        }
-
-        @Override
-        public void addTap(WireTap tap) {
-            inner.addTap(tap);
-        }
-
-        @Override
-        public WireCounters counters() {
-            return inner.counters();
-        }
-
-        @Override
-        public void close() {
-            inner.close();
         }
     }
 

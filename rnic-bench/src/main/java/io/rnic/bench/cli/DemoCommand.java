@@ -100,7 +100,7 @@ public final class DemoCommand extends ParsedCommand {
         try {
             pair = new DemoPair(udp, ipA, ipB, port, seed, type, RcOptions.defaults().withMtu(mtu), pcap,
                     udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup(),
-                    FaultOptions.gso(args, Gso.OFF));
+                    WireOptions.gso(args, Gso.OFF));
         } catch (IllegalStateException | IllegalArgumentException | IOException e) {
             err.println("rnic demo: cannot open the HCAs: " + e.getMessage());
             return 2;

@@ -28,17 +28,4 @@ final class FaultOptions {
         }
         throw new UsageException(name + " must be a probability between 0 and 1, not " + args.value(name));
     }
-
-    /** The {@code --gso on|off|auto} option of the commands that open UDP wires. */
-    static io.rnic.transport.udp.Gso gso(ParsedArgs args, io.rnic.transport.udp.Gso byDefault) throws UsageException {
-        if (!args.has("--gso")) {
-            return byDefault;
-        }
-        return switch (args.value("--gso")) {
-            case "on" -> io.rnic.transport.udp.Gso.ON;
-            case "off" -> io.rnic.transport.udp.Gso.OFF;
-            case "auto" -> io.rnic.transport.udp.Gso.AUTO;
-            default -> throw new UsageException("--gso must be on, off or auto, not " + args.value("--gso"));
-        };
-    }
 }

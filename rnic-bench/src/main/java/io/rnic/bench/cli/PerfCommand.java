@@ -177,11 +177,7 @@ public final class PerfCommand extends ParsedCommand {
         }
         String serverIp = ip != null && server == null ? ip : "127.0.0.2";
         String clientIp = ip != null && server != null ? ip : "127.0.0.3";
-        IcrcPolicy icrc = switch (args.has("--icrc") ? args.value("--icrc") : "strict") {
-            case "strict" -> IcrcPolicy.STRICT;
-            case "accept-unverifiable" -> IcrcPolicy.ACCEPT_UNVERIFIABLE;
-            default -> throw new UsageException("--icrc must be strict or accept-unverifiable");
-        };
+        IcrcPolicy icrc = WireOptions.icrc(args);
         HcaAgent.Threading threading = switch (args.has("--threading") ? args.value("--threading") : "dedicated") {
             case "dedicated" -> HcaAgent.Threading.DEDICATED;
             case "shared" -> HcaAgent.Threading.SHARED;
@@ -199,7 +195,7 @@ public final class PerfCommand extends ParsedCommand {
         }
         return new PerfConfig(test, sizes, iters, duration, qps, tx, rx, cqMod, mtu, type, fetchAdd,
                 args.flag("--report_gbits"), args.flag("--json"), server, loopback, sim, seed, serverIp, clientIp,
-                udpPort, tcpPort, icrc, threading, idle, FaultOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
+                udpPort, tcpPort, icrc, threading, idle, WireOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
                 args.intValue("--warmup", 0, 600).orElse(2));
     }
 }

@@ -105,12 +105,7 @@ public final class PingpongCommand extends ParsedCommand {
         } catch (IllegalArgumentException e) {
             throw new UsageException("--mtu must be 256, 512, 1024, 2048 or 4096");
         }
-        String policy = args.has("--icrc") ? args.value("--icrc") : "strict";
-        IcrcPolicy icrc = switch (policy) {
-            case "strict" -> IcrcPolicy.STRICT;
-            case "accept-unverifiable" -> IcrcPolicy.ACCEPT_UNVERIFIABLE;
-            default -> throw new UsageException("--icrc must be strict or accept-unverifiable, not " + policy);
-        };
+        IcrcPolicy icrc = WireOptions.icrc(args);
         return new PingpongConfig(mode, server, ip, tcpPort, udpPort, size, iters, rxDepth, numQp, mtu,
                 args.flag("--events"), args.flag("--chk"), icrc);
     }

@@ -71,7 +71,9 @@ public final class Pingpong {
 
     /** Runs to the end; returns the exit status (0 when every iteration completed). */
     public int run() throws IOException, InterruptedException {
-        try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind(c.ip()).port(c.udpPort()).gso(io.rnic.transport.udp.Gso.OFF).open(),
+        try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind(c.ip()).port(c.udpPort()).gso(io.rnic.transport.udp.Gso.OFF)
+                // One thread does everything in ibv_*_pingpong: it drives its HCA too (no hand-offs).
+                .ownedAgent(io.rnic.transport.udp.HcaAgent.invoker(io.rnic.transport.udp.HcaAgent.Idle.BLOCK)).open(),
                 DeviceConfig.defaults().withIcrcPolicy(c.icrc()))) {
             int portMtu = dev.queryPort().activeMtu().bytes();
             if (mode == PingpongMode.UD && c.size() > portMtu) {

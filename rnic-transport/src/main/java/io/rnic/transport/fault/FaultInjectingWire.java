@@ -1,11 +1,7 @@
 package io.rnic.transport.fault;
 
 import io.netty.buffer.ByteBuf;
-import io.rnic.core.time.Scheduler;
 import io.rnic.transport.Wire;
-import io.rnic.transport.WireCounters;
-import io.rnic.transport.WireReceiver;
-import io.rnic.transport.WireTap;
 import java.net.InetSocketAddress;
 
 /**
@@ -13,10 +9,9 @@ import java.net.InetSocketAddress;
  * fault models as the simulated network's links, for experiments on real sockets. Delays run on
  * the wrapped wire's scheduler. Taps see packets as the wrapped wire sends them, after faults.
  */
-public final class FaultInjectingWire implements Wire {
+public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
     private static final long HOLD_LIMIT_NANOS = 1_000_000;
 
-    private final Wire inner;
     private final FaultChain faults;
     private Held held;
     /** Packets waiting out an extra delay, released if the wire closes first. */
@@ -25,7 +20,7 @@ public final class FaultInjectingWire implements Wire {
     private record Held(ByteBuf packet, int sourcePort, InetSocketAddress destination) { }
 
     public FaultInjectingWire(Wire inner, long seed) {
-        this.inner = java.util.Objects.requireNonNull(inner, "wire");
+        super(inner);
         this.faults = new FaultChain(seed);
     }
 
@@ -100,45 +95,13 @@ public final class FaultInjectingWire implements Wire {
         });
     }
 
-    @Override
-    public InetSocketAddress localAddress() {
-        return inner.localAddress();
-    }
 
-    @Override
-    public Scheduler scheduler() {
-        return inner.scheduler();
-    }
 
-    @Override
-    public int openFlow(int preferredSourcePort) {
-        return inner.openFlow(preferredSourcePort);
-    }
 
-    @Override
-    public io.netty.buffer.ByteBufAllocator allocator() {
-        return inner.allocator();
-    }
 
-    @Override
-    public long paceBitsPerSecond() {
-        return inner.paceBitsPerSecond();
-    }
 
-    @Override
-    public void receiver(WireReceiver receiver) {
-        inner.receiver(receiver);
-    }
 
-    @Override
-    public void addTap(WireTap tap) {
-        inner.addTap(tap);
-    }
 
-    @Override
-    public WireCounters counters() {
-        return inner.counters();
-    }
 
     /** Closes the wrapped wire; held and delayed packets are released. */
     @Override

@@ -1,0 +1,80 @@
+package io.rnic.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.rnic.core.time.Scheduler;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+
+/**
+ * A wire that passes everything to another one: the base of decorators that change one thing
+ * (which packets leave, how arrivals are batched) and keep the rest of the wrapped wire.
+ */
+public abstract class ForwardingWire implements Wire {
+    /** The wrapped wire. */
+    protected final Wire inner;
+
+    protected ForwardingWire(Wire inner) {
+        this.inner = Objects.requireNonNull(inner, "inner");
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return inner.localAddress();
+    }
+
+    @Override
+    public Scheduler scheduler() {
+        return inner.scheduler();
+    }
+
+    @Override
+    public int openFlow(int preferredSourcePort) {
+        return inner.openFlow(preferredSourcePort);
+    }
+
+    @Override
+    public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        inner.send(packet, sourcePort, destination);
+    }
+
+    @Override
+    public ByteBufAllocator allocator() {
+        return inner.allocator();
+    }
+
+    @Override
+    public long paceBitsPerSecond() {
+        return inner.paceBitsPerSecond();
+    }
+
+    @Override
+    public boolean callerDriven() {
+        return inner.callerDriven();
+    }
+
+    @Override
+    public int progress(long waitNanos) {
+        return inner.progress(waitNanos);
+    }
+
+    @Override
+    public void receiver(WireReceiver receiver) {
+        inner.receiver(receiver);
+    }
+
+    @Override
+    public void addTap(WireTap tap) {
+        inner.addTap(tap);
+    }
+
+    @Override
+    public WireCounters counters() {
+        return inner.counters();
+    }
+
+    @Override
+    public void close() {
+        inner.close();
+    }
+}
