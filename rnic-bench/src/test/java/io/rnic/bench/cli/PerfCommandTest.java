@@ -61,8 +61,8 @@ class PerfCommandTest {
     @Test
     void twoSidesExchangeTheirParametersOverTcpInPerftestsFormat() throws Exception {
         CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", "send_bw",
-                "--ip", "127.0.86.30", "-p", "18611", "-s", "1024", "-n", "300", "--warmup", "0"));
-        CliRun client = CliRun.rnic("perf", "send_bw", "--ip", "127.0.86.31", "-p", "18611", "-s", "1024", "-n", "300",
+                "--ip", "127.0.86.30", "-p", "18621", "-s", "1024", "-n", "300", "--warmup", "0"));
+        CliRun client = CliRun.rnic("perf", "send_bw", "--ip", "127.0.86.31", "-p", "18621", "-s", "1024", "-n", "300",
                 "--warmup", "0", "127.0.0.1");
         CliRun s = server.get(60, TimeUnit.SECONDS);
         assertEquals(0, s.status(), s.out() + s.err());
