@@ -110,7 +110,7 @@ public final class Icrc {
             s = new byte[Math.max(length, s.length * 2)];
             scratch = s;
         }
-        if (buf.hasMemoryAddress()) {
+        if (buf.hasMemoryAddress() && io.netty.util.internal.PlatformDependent.hasUnsafe()) {
             // Past the buffer's per-call reference-count and bounds checks: the caller checked the length.
             io.netty.util.internal.PlatformDependent.copyMemory(buf.memoryAddress() + index, s, 0, length);
         } else {
