@@ -21,14 +21,34 @@ import io.netty.util.internal.PlatformDependent;
 public final class PacketBuffers extends AbstractByteBufAllocator {
     /** Room for a 4096-byte payload with every RoCEv2 header a packet can carry, and the ICRC. */
     public static final int PACKET_CAPACITY = 4224;
-    /** Buffers kept on the free list at most; more are freed when released. */
+    /** Buffers kept on the free list at most by default; more are freed when released. */
     static final int MAX_FREE = 4096;
 
-    private final PacketBuf[] free = new PacketBuf[MAX_FREE];
+    private final int capacity;
+    private final PacketBuf[] free;
     private int freeCount;
 
+    /** Outgoing packets: buffers of {@link #PACKET_CAPACITY} bytes, up to 4096 kept free. */
     public PacketBuffers() {
+        this(PACKET_CAPACITY, MAX_FREE);
+    }
+
+    /**
+     * Buffers of {@code capacity} bytes, up to {@code maxFree} kept free (a UDP wire's socket
+     * reads use one of these with the size of one read).
+     */
+    public PacketBuffers(int capacity, int maxFree) {
         super(true);
+        if (capacity < 1 || maxFree < 1) {
+            throw new IllegalArgumentException("capacity " + capacity + " and maxFree " + maxFree + " must be positive");
+        }
+        this.capacity = capacity;
+        this.free = new PacketBuf[maxFree];
+    }
+
+    /** The size of the buffers on the list. */
+    public int bufferCapacity() {
+        return capacity;
     }
 
     @Override
@@ -38,7 +58,7 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-        if (initialCapacity > PACKET_CAPACITY || maxCapacity < PACKET_CAPACITY || !PlatformDependent.hasUnsafe()) {
+        if (initialCapacity > capacity || maxCapacity < capacity || !PlatformDependent.hasUnsafe()) {
             return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
         }
         PacketBuf b;
@@ -66,7 +86,7 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
     /** Takes back a buffer whose last reference was released; false if the list is full. */
     private boolean giveBack(PacketBuf b) {
         synchronized (free) {
-            if (freeCount == MAX_FREE) {
+            if (freeCount == free.length) {
                 return false;
             }
             free[freeCount++] = b;
@@ -79,13 +99,13 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         private final PacketBuffers owner;
 
         PacketBuf(PacketBuffers owner, int maxCapacity) {
-            super(owner, PACKET_CAPACITY, maxCapacity);
+            super(owner, owner.capacity, maxCapacity);
             this.owner = owner;
         }
 
         @Override
         protected void deallocate() {
-            if (capacity() == PACKET_CAPACITY) {
+            if (capacity() == owner.capacity) {
                 resetRefCnt();
                 clear();
                 if (owner.giveBack(this)) {

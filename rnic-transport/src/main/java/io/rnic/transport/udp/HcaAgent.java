@@ -74,7 +74,9 @@ public final class HcaAgent implements AutoCloseable {
             this.thread = null;
             this.loop = new ManualIoEventLoop(Thread.currentThread(), io);
         } else {
-            this.thread = new Thread(this::runDutyCycles, "rnic-agent-" + THREADS.incrementAndGet());
+            // Netty's thread type: its buffer pool and recycler keep per-thread caches only for it.
+            this.thread = new io.netty.util.concurrent.FastThreadLocalThread(this::runDutyCycles,
+                    "rnic-agent-" + THREADS.incrementAndGet());
             this.thread.setDaemon(true);
             this.loop = new ManualIoEventLoop(thread, io);
             this.thread.start();

@@ -2,7 +2,6 @@ package io.rnic.transport.udp;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -89,7 +88,9 @@ public final class UdpWire extends AbstractWire {
         this.nativeTransport = agent.isNative();
         this.paceBitsPerSecond = b.paceBitsPerSecond;
         this.gso = nativeTransport && EpollDatagramChannel.isSegmentedDatagramPacketSupported() ? b.gso : Gso.OFF;
-        this.allocator = b.allocator;
+        // A read's buffer from a free list of its own size: Netty's pool costs an arena lookup per
+        // read on threads that are not Netty's own (an invoker agent's).
+        this.allocator = b.allocator != null ? b.allocator : new io.rnic.transport.PacketBuffers(readSize(nativeTransport, gso), 64);
         agent.retain();
         this.loop = agent.loop();
         this.scheduler = new EventLoopScheduler(loop);
@@ -143,7 +144,7 @@ public final class UdpWire extends AbstractWire {
         private HcaAgent.Idle idle = HcaAgent.Idle.BACKOFF;
         private Gso gso = Gso.AUTO;
         private long paceBitsPerSecond = DEFAULT_PACE_BITS_PER_SECOND;
-        private io.netty.buffer.ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
+        private io.netty.buffer.ByteBufAllocator allocator;
 
         private Builder(InetAddress address) {
             this.address = address;
@@ -210,7 +211,7 @@ public final class UdpWire extends AbstractWire {
             return this;
         }
 
-        /** The allocator of received datagrams (pooled direct buffers by default). */
+        /** The allocator of received datagrams (by default a free list of buffers of one read's size). */
         public Builder allocator(io.netty.buffer.ByteBufAllocator allocator) {
             this.allocator = java.util.Objects.requireNonNull(allocator, "allocator");
             return this;
@@ -219,6 +220,14 @@ public final class UdpWire extends AbstractWire {
         public UdpWire open() {
             return new UdpWire(this);
         }
+    }
+
+    /** The buffer one read of the socket takes. */
+    private static int readSize(boolean nativeTransport, Gso gso) {
+        if (!nativeTransport) {
+            return MAX_DATAGRAM;
+        }
+        return gso != Gso.OFF ? GRO_DATAGRAM : MAX_DATAGRAM * DATAGRAMS_PER_READ;
     }
 
     private Bootstrap bootstrap() {
@@ -234,14 +243,15 @@ public final class UdpWire extends AbstractWire {
             // slices it into its packets (its recvmmsg path would hand the train over unsliced).
             b.option(EpollChannelOption.UDP_GRO, true)
                     .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, 0)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(GRO_DATAGRAM).maxMessagesPerRead(64));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR,
+                            new FixedRecvByteBufAllocator(readSize(true, gso)).maxMessagesPerRead(64));
         } else if (nativeTransport) {
             // recvmmsg: one read returns up to DATAGRAMS_PER_READ datagrams, each a slice of one buffer.
             b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
                     .option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(MAX_DATAGRAM * DATAGRAMS_PER_READ).maxMessagesPerRead(64));
+                            new FixedRecvByteBufAllocator(readSize(true, gso)).maxMessagesPerRead(64));
         } else {
-            b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(64));
+            b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(readSize(false, gso)).maxMessagesPerRead(64));
         }
         return b;
     }
