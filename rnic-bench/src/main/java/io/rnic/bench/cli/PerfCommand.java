@@ -54,6 +54,7 @@ public final class PerfCommand extends ParsedCommand {
             .option(null, "--gso", "on|off|auto", "UDP GSO super-datagrams: auto (default) toward rnic wires of this "
                     + "process, on toward any peer (an rnic peer only: a kernel peer drops them), off")
             .option(null, "--warmup", "SECS", "unreported traffic before the measurement, for the JIT (default 2; 0 none)")
+            .flag(null, "--counters", "print each side's HCA and wire counters to stderr at the end")
             .flag(null, "--json", "one JSON object per size instead of perftest's table")
             .positionals("TEST [SERVER]", 1, 2)
             .epilog("Exit status: 0 the test ran, 1 it failed, 2 bad options.");
@@ -196,6 +197,6 @@ public final class PerfCommand extends ParsedCommand {
         return new PerfConfig(test, sizes, iters, duration, qps, tx, rx, cqMod, mtu, type, fetchAdd,
                 args.flag("--report_gbits"), args.flag("--json"), server, loopback, sim, seed, serverIp, clientIp,
                 udpPort, tcpPort, icrc, threading, idle, WireOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
-                args.intValue("--warmup", 0, 600).orElse(2));
+                args.intValue("--warmup", 0, 600).orElse(2), args.flag("--counters"));
     }
 }

@@ -36,12 +36,14 @@ import java.util.List;
  * @param gso           whether UDP wires send GSO super-datagrams
  * @param warmupSecs    seconds of unreported traffic of the first size before the measurement
  *                      (the JIT's warm-up; perftest, being C, has none)
+ * @param counters      print each side's HCA and wire counters to stderr at the end
  */
 public record PerfConfig(PerfTest test, List<Integer> sizes, int iterations, int durationSecs, int qps, int txDepth,
                          int rxDepth, int cqMod, PathMtu mtu, QpType type, boolean fetchAndAdd, boolean reportGbits,
                          boolean json, String server, boolean loopback, boolean simWire, long seed, String serverIp,
                          String clientIp, int udpPort, int tcpPort, IcrcPolicy icrc, HcaAgent.Threading threading,
-                         HcaAgent.Idle idle, io.rnic.transport.udp.Gso gso, int warmupSecs) {
+                         HcaAgent.Idle idle, io.rnic.transport.udp.Gso gso, int warmupSecs,
+                         boolean counters) {
     public PerfConfig {
         sizes = List.copyOf(sizes);
     }

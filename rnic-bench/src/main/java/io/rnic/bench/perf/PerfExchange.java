@@ -66,10 +66,14 @@ final class PerfExchange {
             side.connect(mine, peers, config.udpPort());
             byte[] barrier = format(mine.get(0), side);
             PerfRunner.Round round = new PerfRunner.Round();
-            if (client) {
-                runner.runRounds(side, () -> swap(true, in, o, barrier), round, null);
-            } else {
-                serve(side, in, o, barrier, round);
+            try {
+                if (client) {
+                    runner.runRounds(side, () -> swap(true, in, o, barrier), round, null);
+                } else {
+                    serve(side, in, o, barrier, round);
+                }
+            } finally {
+                runner.printCounters(client ? "client" : "server", side);
             }
             return 0;
         }

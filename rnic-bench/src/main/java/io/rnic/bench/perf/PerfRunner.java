@@ -64,15 +64,13 @@ public final class PerfRunner {
                 List<ConnectionInfo> mine = side.localInfo(0x10000);
                 serverInfo.complete(mine);
                 side.connect(mine, clientInfo.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS), config.udpPort());
-                serveRounds(side, () -> await(barrier), round);
-                if (System.getenv("RNIC_PERF_COUNTERS") != null) {
-                    err.println("server " + side.device.counters() + " wire " + side.device.wire().counters());
+                try {
+                    serveRounds(side, () -> await(barrier), round);
+                } finally {
+                    printCounters("server", side);
                 }
                 serverDone.complete(null);
             } catch (Throwable t) {
-                if (System.getenv("RNIC_PERF_COUNTERS") != null) {
-                    t.printStackTrace();
-                }
                 serverInfo.completeExceptionally(t);
                 serverDone.completeExceptionally(t);
                 barrier.reset();
@@ -87,12 +85,7 @@ public final class PerfRunner {
             try {
                 runRounds(side, () -> await(barrier), round, null);
             } finally {
-                if (System.getenv("RNIC_PERF_COUNTERS") != null) {
-                    err.println("client (at the end) " + side.device.counters() + " wire " + side.device.wire().counters());
-                }
-            }
-            if (System.getenv("RNIC_PERF_COUNTERS") != null) {
-                err.println("client " + side.device.counters() + " wire " + side.device.wire().counters());
+                printCounters("client", side);
             }
         }
         serverDone.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -184,6 +177,16 @@ public final class PerfRunner {
         }
     }
 
+    /** With {@code --counters}: the side's HCA and wire counters, on stderr (stdout stays perftest's tables). */
+    void printCounters(String who, PerfSide side) {
+        if (config.counters()) {
+            synchronized (err) {
+                err.println(who + " HCA " + side.device.counters().nonZero());
+                err.println(who + " wire " + side.device.wire().counters());
+            }
+        }
+    }
+
     private static long packets(PerfSide side) {
         return side.device.counters().get(io.rnic.core.hca.Counter.SENT_PKTS)
                 + side.device.counters().get(io.rnic.core.hca.Counter.RCVD_PKTS);
@@ -208,10 +211,8 @@ public final class PerfRunner {
                 try {
                     runRounds(client, () -> { }, new Round(), server);
                 } finally {
-                    if (System.getenv("RNIC_PERF_COUNTERS") != null) {
-                        err.println("client " + client.device.counters());
-                        err.println("server " + server.device.counters());
-                    }
+                    printCounters("client", client);
+                    printCounters("server", server);
                 }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 long packets = packets(server) / 2 + packets(client) / 2 - p0;

@@ -37,7 +37,6 @@ final class PerfSide implements AutoCloseable {
     /** The Q_Key of UD QPs (perftest's DEFAULT_QKEY). */
     static final int QKEY = 0x11111111;
     private static final int QP_SHIFT = 40;
-    private static final boolean GAPS = System.getenv("RNIC_PERF_GAPS") != null;
     private static final long SEQ_MASK = (1L << QP_SHIFT) - 1;
 
     final PerfConfig config;
@@ -269,9 +268,6 @@ final class PerfSide implements AutoCloseable {
             }
             if (n > 0) {
                 long now = System.nanoTime();
-                if (GAPS && end != 0 && now - end > 1_000_000) {
-                    System.err.printf("gap %.2f ms at %d completed, posted %d%n", (now - end) / 1e6, total, posted[0]);
-                }
                 if (total >= nextMark) {
                     bestWindowNanos = Math.min(bestWindowNanos, (now - lastMarkTime) * window / Math.max(1, total - (nextMark - window)));
                     lastMarkTime = now;
