@@ -85,7 +85,7 @@ public final class Icrc {
         head[udp + 6] = (byte) 0xFF;              // UDP checksum
         head[udp + 7] = (byte) 0xFF;
         int bth = udp + 8;
-        buf.getBytes(bthOffset, head, bth, BthFlyweight.LENGTH);
+        copy(buf, bthOffset, head, bth, BthFlyweight.LENGTH);
         head[bth + BthFlyweight.ECN_OFFSET] = (byte) 0xFF;
 
         crc.reset();
@@ -110,12 +110,20 @@ public final class Icrc {
             s = new byte[Math.max(length, s.length * 2)];
             scratch = s;
         }
-        if (buf.hasMemoryAddress() && io.netty.util.internal.PlatformDependent.hasUnsafe()) {
-            // Past the buffer's per-call reference-count and bounds checks: the caller checked the length.
-            io.netty.util.internal.PlatformDependent.copyMemory(buf.memoryAddress() + index, s, 0, length);
-        } else {
-            buf.getBytes(index, s, 0, length);
-        }
+        copy(buf, index, s, 0, length);
         crc.update(s, 0, length);
+    }
+
+    /**
+     * {@code buf[index, index + length)} into {@code dst}: through the native address where there
+     * is one, past the buffer's per-call reference-count and bounds checks (the decoder or the
+     * encoder has checked the packet's bounds once).
+     */
+    private static void copy(ByteBuf buf, int index, byte[] dst, int at, int length) {
+        if (buf.hasMemoryAddress() && io.netty.util.internal.PlatformDependent.hasUnsafe()) {
+            io.netty.util.internal.PlatformDependent.copyMemory(buf.memoryAddress() + index, dst, at, length);
+        } else {
+            buf.getBytes(index, dst, at, length);
+        }
     }
 }

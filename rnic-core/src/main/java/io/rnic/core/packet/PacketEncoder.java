@@ -39,8 +39,16 @@ public final class PacketEncoder {
         buf.ensureWritable(length);
         // Zero the headers and the pad + ICRC tail only: the payload is always written over.
         int headers = length - payloadLength - padCount(payloadLength) - Icrc.LENGTH;
-        buf.setZero(offset, headers);
-        buf.setZero(offset + headers + payloadLength, length - headers - payloadLength);
+        int tail = length - headers - payloadLength;
+        if (buf.hasMemoryAddress() && io.netty.util.internal.PlatformDependent.hasUnsafe()) {
+            // ensureWritable checked the range: zero it without the buffer's per-call checks.
+            long address = buf.memoryAddress() + offset;
+            io.netty.util.internal.PlatformDependent.setMemory(address, headers, (byte) 0);
+            io.netty.util.internal.PlatformDependent.setMemory(address + headers + payloadLength, tail, (byte) 0);
+        } else {
+            buf.setZero(offset, headers);
+            buf.setZero(offset + headers + payloadLength, tail);
+        }
         buf.writerIndex(offset + length);
         out.set(buf, offset, length, op, payloadLength, HeaderFlyweight.addressOf(buf, offset));
         out.bth().opcode(op.code()).padCount(padCount(payloadLength));
