@@ -5,12 +5,17 @@ import io.rnic.core.time.Scheduler;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-/** The protocol {@link Scheduler} of a UDP wire: its Netty event loop and the monotonic clock. */
+/**
+ * The protocol {@link Scheduler} of a UDP wire: its agent's event loop (timers), its doorbell ring
+ * (tasks) and the monotonic clock.
+ */
 final class EventLoopScheduler implements Scheduler {
     private final EventLoop loop;
+    private final HcaAgent agent;
 
-    EventLoopScheduler(EventLoop loop) {
-        this.loop = loop;
+    EventLoopScheduler(HcaAgent agent) {
+        this.agent = agent;
+        this.loop = agent.loop();
     }
 
     @Override
@@ -29,7 +34,7 @@ final class EventLoopScheduler implements Scheduler {
 
     @Override
     public void execute(Runnable task) {
-        loop.execute(task);
+        agent.ring(task);
     }
 
     @Override

@@ -34,6 +34,10 @@ public final class HcaAgent implements AutoCloseable {
     static final int BACKOFF_SPINS = Integer.getInteger("rnic.agent.spins", 100);
     static final int BACKOFF_YIELDS = Integer.getInteger("rnic.agent.yields", 50);
     private static HcaAgent sharedAgent;
+    /** Doorbells the ring holds; beyond that they go to the event loop's own queue. */
+    static final int DOORBELLS = 4096;
+    /** The longest a blocking cycle sleeps before it looks again (a safety net, not a timer). */
+    static final long MAX_BLOCK_NANOS = 10_000_000;
 
     /** Which thread runs the duty cycle. */
     public enum Threading {
@@ -57,7 +61,9 @@ public final class HcaAgent implements AutoCloseable {
 
     private final Threading threading;
     private final Idle idle;
-    private final ManualIoEventLoop loop;
+    private final AgentLoop loop;
+    /** Posted work (doorbells) and verbs' tasks, drained at the start of every duty cycle. */
+    private final DoorbellRing doorbells = new DoorbellRing(DOORBELLS);
     private final Thread thread;
     private final boolean nativeTransport;
     private int users;
@@ -72,13 +78,13 @@ public final class HcaAgent implements AutoCloseable {
         IoHandlerFactory io = nativeTransport ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         if (threading == Threading.INVOKER) {
             this.thread = null;
-            this.loop = new ManualIoEventLoop(Thread.currentThread(), io);
+            this.loop = new AgentLoop(Thread.currentThread(), io, doorbells);
         } else {
             // Netty's thread type: its buffer pool and recycler keep per-thread caches only for it.
             this.thread = new io.netty.util.concurrent.FastThreadLocalThread(this::runDutyCycles,
                     "rnic-agent-" + THREADS.incrementAndGet());
             this.thread.setDaemon(true);
-            this.loop = new ManualIoEventLoop(thread, io);
+            this.loop = new AgentLoop(thread, io, doorbells);
             this.thread.start();
         }
     }
@@ -162,7 +168,44 @@ public final class HcaAgent implements AutoCloseable {
             throw new IllegalStateException("agent " + this + " is driven by its own thread; "
                     + Thread.currentThread().getName() + " cannot run its duty cycle");
         }
-        return waitNanos < 0 ? loop.runNow() : loop.run(waitNanos);
+        int work = doorbells.drain(this::taskFailed);
+        if (waitNanos < 0 || work > 0) {
+            return work + loop.runNow();
+        }
+        return work + loop.run(waitNanos == 0 ? MAX_BLOCK_NANOS : Math.min(waitNanos, MAX_BLOCK_NANOS));
+    }
+
+    /**
+     * Hands {@code task} to the duty cycle: the doorbell ring, or the event loop's queue when the
+     * ring is full; wakes a blocked agent. Any thread.
+     */
+    void ring(Runnable task) {
+        if (!doorbells.offer(task)) {
+            loop.execute(task);
+            return;
+        }
+        if (!loop.inEventLoop()) {
+            loop.wakeup();
+        }
+    }
+
+    private void taskFailed(RuntimeException e) {
+        LOG.warn("a task on agent {} failed", this, e);
+    }
+
+    /** Netty's manual loop that will not block while doorbells wait in the ring. */
+    private static final class AgentLoop extends ManualIoEventLoop {
+        private final DoorbellRing doorbells;
+
+        AgentLoop(Thread owner, IoHandlerFactory io, DoorbellRing doorbells) {
+            super(owner, io);
+            this.doorbells = doorbells;
+        }
+
+        @Override
+        protected boolean canBlock() {
+            return doorbells.isEmpty();
+        }
     }
 
     /**
@@ -231,7 +274,7 @@ public final class HcaAgent implements AutoCloseable {
         while (running) {
             int work;
             try {
-                work = loop.run(wait);
+                work = doWork(wait);
             } catch (Throwable t) {
                 // Nothing may end the agent but close(): log and carry on.
                 LOG.warn("agent {} duty cycle failed", this, t);

@@ -93,7 +93,7 @@ public final class UdpWire extends AbstractWire {
         this.allocator = b.allocator != null ? b.allocator : new io.rnic.transport.PacketBuffers(readSize(nativeTransport, gso), 64);
         agent.retain();
         this.loop = agent.loop();
-        this.scheduler = new EventLoopScheduler(loop);
+        this.scheduler = new EventLoopScheduler(agent);
         this.epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
         io.netty.channel.ChannelFuture bound;
         try {
