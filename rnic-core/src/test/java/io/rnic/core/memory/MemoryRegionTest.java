@@ -203,7 +203,7 @@ class MemoryRegionTest {
         MemoryRegion mr = keys.register(pd, ByteBuffer.allocateDirect(4096), 0, 4096, VA, ALL);
         ByteBuf heap = Unpooled.buffer(2048);
         ByteBuf direct = Unpooled.directBuffer(2048);
-        long bytes = Allocations.bytes(20_000, () -> {
+        long bytes = Allocations.bytes(200_000, () -> {
             mr.write(VA + 8, heap, 0, 1024);
             mr.read(VA + 8, heap, 16, 1024);
             mr.write(VA + 8, direct, 0, 1024);

@@ -64,6 +64,8 @@ public final class HcaAgent implements AutoCloseable {
     private final AgentLoop loop;
     /** Posted work (doorbells) and verbs' tasks, drained at the start of every duty cycle. */
     private final DoorbellRing doorbells = new DoorbellRing(DOORBELLS);
+    /** The wires an invoker agent flushes at its cycle's edges. */
+    private final java.util.concurrent.CopyOnWriteArrayList<UdpWire> wires = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Thread thread;
     private final boolean nativeTransport;
     private int users;
@@ -169,10 +171,27 @@ public final class HcaAgent implements AutoCloseable {
                     + Thread.currentThread().getName() + " cannot run its duty cycle");
         }
         int work = doorbells.drain(this::taskFailed);
-        if (waitNanos < 0 || work > 0) {
-            return work + loop.runNow();
+        if (threading == Threading.INVOKER) {
+            // The application's new requests and what the last cycle held back leave together.
+            endOfCycle(false);
         }
-        return work + loop.run(waitNanos == 0 ? MAX_BLOCK_NANOS : Math.min(waitNanos, MAX_BLOCK_NANOS));
+        if (waitNanos < 0 || work > 0) {
+            work += loop.runNow();
+        } else {
+            work += loop.run(waitNanos == 0 ? MAX_BLOCK_NANOS : Math.min(waitNanos, MAX_BLOCK_NANOS));
+        }
+        if (threading == Threading.INVOKER) {
+            // Only a spinning invoker holds ACKs back: it is about to run its next cycle. One that
+            // idles in other ways may be away long, and an unsent ACK would cost its peer a retry.
+            endOfCycle(idle == Idle.SPIN);
+        }
+        return work;
+    }
+
+    private void endOfCycle(boolean holdAcks) {
+        for (UdpWire w : wires) {
+            w.endOfCycle(holdAcks);
+        }
     }
 
     /**
@@ -289,8 +308,14 @@ public final class HcaAgent implements AutoCloseable {
     }
 
     /** A wire starts using this agent. */
-    synchronized void retain() {
+    synchronized void retain(UdpWire wire) {
         users++;
+        wires.add(wire);
+    }
+
+    /** A wire stops using this agent (before {@link #release}). */
+    void forget(UdpWire wire) {
+        wires.remove(wire);
     }
 
     /** A wire stops using this agent; the shared agent stops when its last wire leaves. */

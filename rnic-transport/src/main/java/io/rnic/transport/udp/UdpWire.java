@@ -64,6 +64,8 @@ public final class UdpWire extends AbstractWire {
     private Channel[] pendingChannels = new Channel[256];
     private InetSocketAddress[] pendingDestinations = new InetSocketAddress[256];
     private int pendingCount;
+    /** Leading pending packets an invoker's cycle held back (acknowledgements only). */
+    private int held;
     private final Gso gso;
     private final long paceBitsPerSecond;
     private final Runnable flushTask = this::flushDirty;
@@ -91,7 +93,7 @@ public final class UdpWire extends AbstractWire {
         // A read's buffer from a free list of its own size: Netty's pool costs an arena lookup per
         // read on threads that are not Netty's own (an invoker agent's).
         this.allocator = b.allocator != null ? b.allocator : new io.rnic.transport.PacketBuffers(readSize(nativeTransport, gso), 64);
-        agent.retain();
+        agent.retain(this);
         this.loop = agent.loop();
         this.scheduler = new EventLoopScheduler(agent);
         this.epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
@@ -113,6 +115,7 @@ public final class UdpWire extends AbstractWire {
     }
 
     private void releaseAgent() {
+        agent.forget(this);
         if (agent.threading() == HcaAgent.Threading.SHARED) {
             agent.release(); // the shared agent stops with its last wire
         } else if (ownsAgent) {
@@ -243,8 +246,9 @@ public final class UdpWire extends AbstractWire {
             // slices it into its packets (its recvmmsg path would hand the train over unsliced).
             b.option(EpollChannelOption.UDP_GRO, true)
                     .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, 0)
+                    .option(EpollChannelOption.EPOLL_MODE, io.netty.channel.epoll.EpollMode.LEVEL_TRIGGERED)
                     .option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(readSize(true, gso)).maxMessagesPerRead(64));
+                            new FixedRecvByteBufAllocator(readSize(true, gso)).maxMessagesPerRead(1));
         } else if (nativeTransport) {
             // recvmmsg: one read returns up to DATAGRAMS_PER_READ datagrams, each a slice of one buffer.
             b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
@@ -384,7 +388,8 @@ public final class UdpWire extends AbstractWire {
         pendingChannels[pendingCount] = ch;
         pendingDestinations[pendingCount] = destination;
         pendingCount++;
-        if (!flushScheduled) {
+        if (!flushScheduled && !agent.isInvoker()) {
+            // An invoker agent flushes at its cycle's edges instead (HcaAgent.doWork).
             flushScheduled = true;
             loop.execute(flushTask);
         }
@@ -403,6 +408,64 @@ public final class UdpWire extends AbstractWire {
      * as one GSO super-datagram where {@link #gso} allows it, every other packet as a datagram of
      * its own (Netty writes a flush's datagrams with one {@code sendmmsg}).
      */
+    /**
+     * Called by an invoker agent at the edges of its duty cycle. With {@code holdAcks} a cycle's
+     * output that is only acknowledgements waits for the next cycle, which starts with the
+     * application's new requests: a ping-pong's ACK and answer then leave in one flush, and the
+     * answer does not wait behind a system call for the ACK. The next cycle starts when the
+     * application polls or waits again, and always flushes first.
+     */
+    void endOfCycle(boolean holdAcks) {
+        if (pendingCount == 0 || closed) {
+            return;
+        }
+        if (holdAcks && onlyAcks()) {
+            held = pendingCount;
+            return;
+        }
+        if (held > 0 && held < pendingCount) {
+            // The new requests first, the held ACKs after them: to one peer, a request and a
+            // shorter ACK make one GSO train (only the last segment may be shorter), which the
+            // peer then reads with one recvmsg. An ACK and a request are answered by different
+            // engines of the peer's QP, which the order between them does not concern.
+            rotate(held);
+        }
+        held = 0;
+        flushDirty();
+    }
+
+    /** Moves the first {@code n} pending packets behind the others, keeping each group's order. */
+    private void rotate(int n) {
+        reverse(0, n);
+        reverse(n, pendingCount);
+        reverse(0, pendingCount);
+    }
+
+    private void reverse(int from, int to) {
+        for (int i = from, j = to - 1; i < j; i++, j--) {
+            ByteBuf p = pendingPackets[i];
+            pendingPackets[i] = pendingPackets[j];
+            pendingPackets[j] = p;
+            Channel c = pendingChannels[i];
+            pendingChannels[i] = pendingChannels[j];
+            pendingChannels[j] = c;
+            InetSocketAddress d = pendingDestinations[i];
+            pendingDestinations[i] = pendingDestinations[j];
+            pendingDestinations[j] = d;
+        }
+    }
+
+    private boolean onlyAcks() {
+        for (int i = 0; i < pendingCount; i++) {
+            ByteBuf p = pendingPackets[i];
+            // BTH byte 0 is the opcode; ACKNOWLEDGE is 0x11 in every transport's opcode block.
+            if ((p.getUnsignedByte(p.readerIndex()) & 0x1F) != 0x11) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void flushDirty() {
         flushScheduled = false;
         int n = pendingCount;
@@ -484,6 +547,9 @@ public final class UdpWire extends AbstractWire {
     public void close() {
         if (closed) {
             return;
+        }
+        if (pendingCount > 0 && loop.inEventLoop()) {
+            flushDirty(); // what an invoker's last cycle held back still leaves
         }
         closed = true;
         LOCAL_WIRES.remove(local);
