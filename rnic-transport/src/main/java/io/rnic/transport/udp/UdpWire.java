@@ -468,6 +468,10 @@ public final class UdpWire extends AbstractWire {
 
     private void flushDirty() {
         flushScheduled = false;
+        if (closed) {
+            discardPending(); // the sockets are gone: the packets are released, not written
+            return;
+        }
         int n = pendingCount;
         int i = 0;
         while (i < n) {
@@ -507,6 +511,18 @@ public final class UdpWire extends AbstractWire {
             dirty.get(k).flush();
         }
         dirty.clear();
+    }
+
+    private void discardPending() {
+        for (int i = 0; i < pendingCount; i++) {
+            pendingPackets[i].release();
+            counters.sendError();
+        }
+        java.util.Arrays.fill(pendingPackets, 0, pendingCount, null);
+        java.util.Arrays.fill(pendingChannels, 0, pendingCount, null);
+        java.util.Arrays.fill(pendingDestinations, 0, pendingCount, null);
+        pendingCount = 0;
+        held = 0;
     }
 
     private boolean gsoAllowed(InetSocketAddress destination) {
@@ -568,6 +584,15 @@ public final class UdpWire extends AbstractWire {
                 agent.await(ch.close());
             } else {
                 ch.close(); // an invoker's sockets close when its thread next drives it
+            }
+        }
+        if (loop.inEventLoop()) {
+            discardPending();
+        } else if (!flushScheduled) {
+            try {
+                loop.execute(this::discardPending);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOG.debug("{} closed with its agent already stopped; {} packets not released", this, pendingCount);
             }
         }
         releaseAgent();
