@@ -64,8 +64,8 @@ public final class HcaAgent implements AutoCloseable {
     private final AgentLoop loop;
     /** Posted work (doorbells) and verbs' tasks, drained at the start of every duty cycle. */
     private final DoorbellRing doorbells = new DoorbellRing(DOORBELLS);
-    /** The wires an invoker agent flushes at its cycle's edges. */
-    private final java.util.concurrent.CopyOnWriteArrayList<UdpWire> wires = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The wires an invoker agent flushes at its cycle's edges (replaced whole when one comes or goes). */
+    private volatile UdpWire[] wires = new UdpWire[0];
     private final Thread thread;
     private final boolean nativeTransport;
     private int users;
@@ -189,8 +189,9 @@ public final class HcaAgent implements AutoCloseable {
     }
 
     private void endOfCycle(boolean holdAcks) {
-        for (UdpWire w : wires) {
-            w.endOfCycle(holdAcks);
+        UdpWire[] w = wires;
+        for (int i = 0; i < w.length; i++) {
+            w[i].endOfCycle(holdAcks);
         }
     }
 
@@ -310,12 +311,14 @@ public final class HcaAgent implements AutoCloseable {
     /** A wire starts using this agent. */
     synchronized void retain(UdpWire wire) {
         users++;
-        wires.add(wire);
+        UdpWire[] w = java.util.Arrays.copyOf(wires, wires.length + 1);
+        w[w.length - 1] = wire;
+        wires = w;
     }
 
     /** A wire stops using this agent (before {@link #release}). */
-    void forget(UdpWire wire) {
-        wires.remove(wire);
+    synchronized void forget(UdpWire wire) {
+        wires = java.util.Arrays.stream(wires).filter(w -> w != wire).toArray(UdpWire[]::new);
     }
 
     /** A wire stops using this agent; the shared agent stops when its last wire leaves. */
