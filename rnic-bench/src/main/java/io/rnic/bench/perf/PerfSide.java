@@ -244,7 +244,7 @@ final class PerfSide implements AutoCloseable {
         @Override
         public int step() {
             int work = 0;
-            if (!stopPosting && System.nanoTime() - deadline >= 0) {
+            if (!stopPosting && deadline != Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
                 stopPosting = true;
             }
             for (int q = 0; q < posted.length; q++) {
