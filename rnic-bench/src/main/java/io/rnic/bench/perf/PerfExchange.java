@@ -26,6 +26,8 @@ final class PerfExchange {
     /** The version this side announces: perftest 4.5's format family (system data and 2-byte MTU). */
     static final String VERSION = "6.10";
     static final int RECORD = 108;
+    /** How a client's end-of-size record that carries its bandwidth row begins. */
+    static final String REPORT = "RPT ";
     private static final int CONNECT_TIMEOUT_MILLIS = 60_000;
     private final PerfConfig config;
     private final PrintStream out;
@@ -68,7 +70,14 @@ final class PerfExchange {
             PerfRunner.Round round = new PerfRunner.Round();
             try {
                 if (client) {
-                    runner.runRounds(side, () -> swap(true, in, o, barrier), round, null);
+                    boolean[] start = {true};
+                    runner.runRounds(side, () -> {
+                        // The barrier that ends a size carries the client's bandwidth row, so that
+                        // the server prints the table too, as perftest's does.
+                        String row = round.row;
+                        swap(true, in, o, !start[0] && row != null ? pad(REPORT + row, RECORD) : barrier);
+                        start[0] = !start[0];
+                    }, round, null);
                 } else {
                     serve(side, in, o, barrier, round);
                 }
@@ -82,11 +91,12 @@ final class PerfExchange {
     /** The server's rounds: the handshake that ends a size is read on another thread while this one serves. */
     private void serve(PerfSide side, DataInputStream in, OutputStream o, byte[] barrier, PerfRunner.Round round) {
         boolean[] start = {true};
+        PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
         runner.serveRounds(side, () -> {
             if (start[0]) {
                 swap(false, in, o, barrier);
                 Thread reader = new Thread(() -> {
-                    readFully(in, RECORD);
+                    printRow(readFully(in, RECORD), report);
                     round.clientFinished = true;
                 }, "perf-barrier");
                 reader.setDaemon(true);
@@ -97,6 +107,18 @@ final class PerfExchange {
             }
             start[0] = !start[0];
         }, round);
+        report.end();
+    }
+
+    /** Prints the bandwidth row a client's end-of-size record carries, if it carries one. */
+    private static void printRow(byte[] record, PerfReport report) {
+        String s = new String(record, StandardCharsets.US_ASCII);
+        if (!s.startsWith(REPORT)) {
+            return;
+        }
+        String[] f = s.substring(REPORT.length(), s.indexOf('\0') < 0 ? s.length() : s.indexOf('\0')).split(" ");
+        report.bandwidth(Integer.parseInt(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Double.parseDouble(f[3]),
+                Double.parseDouble(f[4]));
     }
 
     /** Connects to the server, trying again while it is not listening yet (as perftest's client does). */

@@ -95,6 +95,11 @@ public final class PerfRunner {
     /** Whether the client has finished the current size (the server serves until it has). */
     static final class Round {
         volatile boolean clientFinished;
+        /**
+         * The client's bandwidth row of the size just measured, as text ("size messages nanos
+         * peak packets/s"), for a server in another process to print; null otherwise.
+         */
+        volatile String row;
     }
 
     /**
@@ -134,10 +139,12 @@ public final class PerfRunner {
                         : c.windowMessages() * (double) size / (c.bestWindowNanos / 1e9);
                 double pps = (packets(side) - packets0) / (nanos / 1e9);
                 report.bandwidth(size, c.messages(), nanos, peak, pps);
+                round.row = size + " " + c.messages() + " " + nanos + " " + peak + " " + pps;
             }
             round.clientFinished = true;
             sync.run();
             round.clientFinished = false;
+            round.row = null;
         }
         report.end();
     }
