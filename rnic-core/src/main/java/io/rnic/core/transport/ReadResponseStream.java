@@ -43,7 +43,6 @@ final class ReadResponseStream {
     // The READ being answered.
     private ResponderResource resource;
     private MemoryRegion mr;
-    private int requestPsn;
     private int next;
     private int packets;
     private boolean paceScheduled;
@@ -63,11 +62,6 @@ final class ReadResponseStream {
 
     boolean active() {
         return resource != null;
-    }
-
-    /** The PSN of the READ request whose responses are going out (when {@link #active}). */
-    int requestPsn() {
-        return requestPsn;
     }
 
     /** The PSN of the next response the stream will send (when {@link #active}). */
@@ -142,7 +136,6 @@ final class ReadResponseStream {
     private void begin(ResponderResource r, int fromPsn, MemoryRegion m) {
         this.resource = r;
         this.mr = m;
-        this.requestPsn = fromPsn;
         this.packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
         this.next = Psn.forward(r.firstPsn, fromPsn);
     }
