@@ -49,6 +49,11 @@ public abstract class ForwardingWire implements Wire {
     }
 
     @Override
+    public java.util.OptionalLong seed() {
+        return inner.seed();
+    }
+
+    @Override
     public boolean callerDriven() {
         return inner.callerDriven();
     }

@@ -60,6 +60,15 @@ public interface Wire extends PacketSink, AutoCloseable {
         return 0;
     }
 
+    /**
+     * The seed a run on this wire is fixed by, for what the device on it draws at random (memory
+     * keys), or empty on a real network, where keys should not be guessable. The simulated
+     * network derives one from its own seed, so the same seed gives the same bytes.
+     */
+    default java.util.OptionalLong seed() {
+        return java.util.OptionalLong.empty();
+    }
+
     /** Sets the handler of received packets (replacing any earlier one). */
     void receiver(WireReceiver receiver);
 

@@ -12,7 +12,9 @@ import java.util.random.RandomGenerator;
  * @param limits     device and port limits
  * @param pkeys      the port's P_Key table (default: the single full-membership key 0xFFFF)
  * @param icrcPolicy how received ICRCs are treated
- * @param keyRandom  source of memory key bytes, or {@code null} for a securely seeded one
+ * @param keyRandom  source of memory key bytes, or {@code null}: then the wire's seed on a seeded
+ *                   simulated network (the same seed gives the same keys), a securely seeded source
+ *                   on a real network
  */
 public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom) {
     public DeviceConfig {

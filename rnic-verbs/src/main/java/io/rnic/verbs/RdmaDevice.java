@@ -43,10 +43,13 @@ public final class RdmaDevice implements AutoCloseable {
         this.wire = wire;
         this.config = config;
         // The wire is the core's packet sink as it is.
-        this.hca = config.keyRandom() == null
+        // Keys: the configuration's source, else the wire's seed (a seeded simulated network gives
+        // the same bytes every run), else a securely seeded one (real networks).
+        java.util.random.RandomGenerator keys = config.keyRandom() != null ? config.keyRandom()
+                : wire.seed().isPresent() ? new java.util.SplittableRandom(wire.seed().getAsLong()) : null;
+        this.hca = keys == null
                 ? new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire)
-                : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire,
-                        config.keyRandom());
+                : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire, keys);
         hca.icrcPolicy(config.icrcPolicy());
         hca.asyncListener(this::dispatch);
         wire.receiver(new io.rnic.transport.WireReceiver() {

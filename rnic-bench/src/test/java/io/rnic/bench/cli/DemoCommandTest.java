@@ -91,4 +91,25 @@ class DemoCommandTest {
         assertEquals(0, help.status());
         assertTrue(help.out().contains("--pcap"));
     }
+
+    /** A seed fixes every byte on the simulated network, memory keys included, with and without faults. */
+    @org.junit.jupiter.api.Test
+    void theSameSeedGivesTheSameCaptureByteForByte(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        for (String[] faults : new String[][] {{}, {"--loss", "0.05", "--reorder", "0.05", "--dup", "0.02"}}) {
+            byte[][] captures = new byte[3][];
+            for (int run = 0; run < 3; run++) {
+                java.nio.file.Path f = dir.resolve("run" + run + faults.length + ".pcap");
+                String seed = run < 2 ? "7" : "8";
+                String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("demo", "--wire", "sim", "--seed",
+                        seed, "--pcap", f.toString()), java.util.Arrays.stream(faults)).toArray(String[]::new);
+                CliRun r = CliRun.rnic(args);
+                org.junit.jupiter.api.Assertions.assertEquals(0, r.status(), r.out() + r.err());
+                captures[run] = java.nio.file.Files.readAllBytes(f);
+            }
+            org.junit.jupiter.api.Assertions.assertArrayEquals(captures[0], captures[1],
+                    "two runs with seed 7" + java.util.Arrays.toString(faults));
+            org.junit.jupiter.api.Assertions.assertFalse(java.util.Arrays.equals(captures[0], captures[2]),
+                    "seed 8 is another run");
+        }
+    }
 }

@@ -107,6 +107,15 @@ public final class SimNetwork implements AutoCloseable {
         return new ArrayList<>(wires.values());
     }
 
+    /**
+     * The seed of everything random in the device attached at {@code address} (its memory keys):
+     * the network seed mixed with the address, so that a seeded run gives the same bytes every time
+     * and two devices on one network still get different keys.
+     */
+    public long deviceSeed(InetSocketAddress address) {
+        return mix(mix(seed ^ 0x5DEECE66DL) ^ hash(address));
+    }
+
     private long directionSeed(SimWire from, SimWire to) {
         long h = seed;
         h = mix(h ^ hash(from.localAddress()));

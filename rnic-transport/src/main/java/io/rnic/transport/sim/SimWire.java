@@ -36,6 +36,12 @@ public final class SimWire extends AbstractWire {
         return network;
     }
 
+    /** The device on a simulated wire takes its keys from the network's seed: a seed fixes every byte. */
+    @Override
+    public java.util.OptionalLong seed() {
+        return java.util.OptionalLong.of(network.deviceSeed(local));
+    }
+
     /** Unacknowledged streams leave at the network's default link rate. */
     @Override
     public long paceBitsPerSecond() {
