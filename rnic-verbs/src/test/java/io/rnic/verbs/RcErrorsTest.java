@@ -235,6 +235,33 @@ class RcErrorsTest {
         }
     }
 
+    /**
+     * An atomic's 8-byte local buffer split over two SGEs is refused at post: the original value
+     * would otherwise be written whole at the first SGE, past its end (issue 12, defect 2). The
+     * memory around it stays as it was and the QP goes on working.
+     */
+    @Test
+    void anAtomicWhoseLocalBufferIsSplitOverSgesIsRefusedAtPostAndTouchesNothing() {
+        try (RcFixture f = new RcFixture(27)) {
+            for (int i = 0; i < 16; i++) {
+                f.bufA.put(i, (byte) 0x5A);
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.qpA.postSend(
+                    new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                            .sge(f.mrA.address(), 4, f.mrA.lkey()).sge(f.mrA.address() + 12, 4, f.mrA.lkey())
+                            .atomic(f.mrB.address(), f.mrB.rkey(), 1, 0)));
+            assertTrue(e.getMessage().contains("one SGE"), e.getMessage());
+            f.settle();
+            assertEquals(0, f.cqA.size(), "nothing was posted");
+            for (int i = 0; i < 16; i++) {
+                assertEquals((byte) 0x5A, f.bufA.get(i), "byte " + i);
+            }
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()).atomic(f.mrB.address(), f.mrB.rkey(), 1, 0));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status(), "the QP still works");
+        }
+    }
+
     @Test
     void invalidPostsThrowWithAReasonAndPostNothing() {
         try (RcFixture f = new RcFixture(24)) {

@@ -50,6 +50,12 @@ final class Posting {
             if (total != 8) {
                 throw new IllegalArgumentException(wr.opcode + " needs exactly 8 bytes of local buffer, got " + total);
             }
+            if (wr.sges.count != 1) {
+                // The original value comes back as one 8-byte word: split over SGEs it would have to
+                // be scattered, and writing it whole at the first SGE would run past that SGE.
+                throw new IllegalArgumentException(wr.opcode + " needs its 8-byte local buffer in one SGE, got "
+                        + wr.sges.count + " SGEs");
+            }
             if ((wr.remoteAddr & 7) != 0) {
                 throw new IllegalArgumentException(String.format("%s remote address 0x%x is not 8-byte aligned",
                         wr.opcode, wr.remoteAddr));
