@@ -302,6 +302,57 @@ class RcReliabilityTest {
         }
     }
 
+    /**
+     * Seed 000 §3.3.2.1: a duplicate READ may ask for any subset of the original's data; it is
+     * re-executed from memory with responses from its own PSN (rxe answers a request that does
+     * not start at the original's first PSN with MIDDLE ... LAST). Here the middle packet of a
+     * three-packet READ is asked for again, and only it is sent (issue 12, defect 8).
+     */
+    @Test
+    void aDuplicateReadOfAMiddleSubsetIsReExecutedFromItsOwnPsn() {
+        try (RcFixture f = fixture(121)) {
+            var sentB = Wiretap.sent(f.wireB);
+            RcFixture.fill(f.bufB, 200_000, 3 * MTU, 3);
+            f.qpA.postSend(read(f, 1, 3 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
+            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
+            dup.destQp = f.qpB.qpn();
+            dup.psn = PSN_A + 1;
+            dup.rethVa = f.mrB.address() + 200_000 + MTU;
+            dup.rethRkey = f.mrB.rkey();
+            dup.rethLength = MTU;
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+            f.settle();
+            assertEquals(responses + 1, f.b.counters().get(Counter.READ_RESPONSES_SENT), "one response: the subset's");
+            Wiretap.Seen resent = sentB.get(sentB.size() - 1);
+            assertEquals("RC_RDMA_READ_RESPONSE_LAST", resent.opcode());
+            assertEquals(PSN_A + 1, resent.psn(), "from the duplicate's own PSN");
+            assertEquals(0, f.b.counters().get(Counter.RCVD_DROPPED), "a subset is a valid duplicate");
+            assertEquals(io.rnic.core.qp.QpState.RTS, f.qpA.state(), "the requester ignores the stale response");
+        }
+    }
+
+    /** A duplicate READ asking for data outside the original's is invalid and dropped silently (§3.3.2.2 rule 5). */
+    @Test
+    void aDuplicateReadBeyondTheOriginalIsDroppedSilently() {
+        try (RcFixture f = fixture(122)) {
+            f.qpA.postSend(read(f, 1, 3 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
+            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
+            dup.destQp = f.qpB.qpn();
+            dup.psn = PSN_A + 1;
+            dup.rethVa = f.mrB.address() + 200_000 + MTU;
+            dup.rethRkey = f.mrB.rkey();
+            dup.rethLength = 3 * MTU; // runs a packet past the original's end
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+            f.settle();
+            assertEquals(responses, f.b.counters().get(Counter.READ_RESPONSES_SENT));
+            assertEquals(1, f.b.counters().get(Counter.RCVD_DROPPED));
+        }
+    }
+
     @Test
     void duplicateReadForATailOfTheOriginalIsAnsweredAsAContinuation() {
         try (RcFixture f = fixture(114)) {

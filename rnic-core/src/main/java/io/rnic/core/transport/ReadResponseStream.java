@@ -40,9 +40,14 @@ final class ReadResponseStream {
     private final java.util.function.IntSupplier ackSyndrome;
     private final Gap gap;
     private final Runnable continuation = this::onPace;
-    // The READ being answered.
+    // The READ being answered: responses from fromPsn, the data at [va, va + length).
     private ResponderResource resource;
     private MemoryRegion mr;
+    private int fromPsn;
+    private long va;
+    private long length;
+    /** The request starts at the original's first PSN (its responses open with FIRST or ONLY). */
+    private boolean fresh;
     private int next;
     private int packets;
     private boolean paceScheduled;
@@ -50,6 +55,8 @@ final class ReadResponseStream {
     private ResponderResource[] queuedResource = new ResponderResource[4];
     private MemoryRegion[] queuedMr = new MemoryRegion[4];
     private int[] queuedPsn = new int[4];
+    private long[] queuedVa = new long[4];
+    private long[] queuedLength = new long[4];
     private int queueHead;
     private int queued;
 
@@ -66,7 +73,7 @@ final class ReadResponseStream {
 
     /** The PSN of the next response the stream will send (when {@link #active}). */
     int positionPsn() {
-        return Psn.add(resource.firstPsn, next);
+        return Psn.add(fromPsn, next);
     }
 
     /**
@@ -74,34 +81,43 @@ final class ReadResponseStream {
      * stream is about to send anyway: the READ in progress at or after its position, or a READ
      * already queued. (A requester retrying a READ it has not yet been answered sends it again.)
      */
-    boolean covers(ResponderResource r, int fromPsn) {
-        if (resource == r && Psn.compare(fromPsn, positionPsn()) >= 0) {
+    boolean covers(ResponderResource r, int psn, long subsetVa, long subsetLength) {
+        if (resource == r && Psn.compare(psn, positionPsn()) >= 0 && within(subsetVa, subsetLength, va, length)) {
             return true;
         }
         for (int i = 0; i < queued; i++) {
             int at = (queueHead + i) % queuedPsn.length;
-            if (queuedResource[at] == r && Psn.compare(fromPsn, queuedPsn[at]) >= 0) {
+            if (queuedResource[at] == r && Psn.compare(psn, queuedPsn[at]) >= 0
+                    && within(subsetVa, subsetLength, queuedVa[at], queuedLength[at])) {
                 return true;
             }
         }
         return false;
     }
 
+    /** {@code [va, va + length)} inside {@code [outerVa, outerVa + outerLength)}, unsigned. */
+    private static boolean within(long va, long length, long outerVa, long outerLength) {
+        long off = va - outerVa;
+        return Long.compareUnsigned(va, outerVa) >= 0 && Long.compareUnsigned(off, outerLength) <= 0
+                && Long.compareUnsigned(length, outerLength - off) <= 0;
+    }
+
     /**
-     * Answers resource {@code r} from {@code fromPsn} with data from {@code mr} (pinned by the
-     * caller for the call; the stream takes a pin of its own until it is done with it): at once
-     * if nothing is streaming, else after what is.
+     * Answers the READ of resource {@code r} whose request has PSN {@code fromPsn} and asks for
+     * {@code [va, va + length)} (the original, or a subset a duplicate asks for), with data from
+     * {@code mr} (pinned by the caller for the call; the stream takes a pin of its own until it
+     * is done with it): at once if nothing is streaming, else after what is.
      */
-    void start(ResponderResource r, int fromPsn, MemoryRegion mr) {
+    void start(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr) {
         if (mr != null && !mr.pin()) {
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
             return;
         }
         if (resource != null) {
-            enqueue(r, fromPsn, mr);
+            enqueue(r, fromPsn, va, length, mr);
             return;
         }
-        begin(r, fromPsn, mr);
+        begin(r, fromPsn, va, length, mr);
         sendChunk();
     }
 
@@ -133,34 +149,46 @@ final class ReadResponseStream {
         queueHead = 0;
     }
 
-    private void begin(ResponderResource r, int fromPsn, MemoryRegion m) {
+    private void begin(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m) {
         this.resource = r;
         this.mr = m;
-        this.packets = Psn.forward(r.firstPsn, r.lastPsn) + 1;
-        this.next = Psn.forward(r.firstPsn, fromPsn);
+        this.fromPsn = psn;
+        this.va = dataVa;
+        this.length = dataLength;
+        this.fresh = psn == r.firstPsn;
+        this.packets = (int) Math.max(1, (dataLength + qp.mtu - 1) / qp.mtu);
+        this.next = 0;
     }
 
-    private void enqueue(ResponderResource r, int fromPsn, MemoryRegion m) {
+    private void enqueue(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m) {
         if (queued == queuedPsn.length) {
             int n = queuedPsn.length * 2;
             ResponderResource[] rs = new ResponderResource[n];
             MemoryRegion[] ms = new MemoryRegion[n];
             int[] ps = new int[n];
+            long[] vs = new long[n];
+            long[] ls = new long[n];
             for (int i = 0; i < queued; i++) {
                 int at = (queueHead + i) % queuedPsn.length;
                 rs[i] = queuedResource[at];
                 ms[i] = queuedMr[at];
                 ps[i] = queuedPsn[at];
+                vs[i] = queuedVa[at];
+                ls[i] = queuedLength[at];
             }
             queuedResource = rs;
             queuedMr = ms;
             queuedPsn = ps;
+            queuedVa = vs;
+            queuedLength = ls;
             queueHead = 0;
         }
         int tail = (queueHead + queued) % queuedPsn.length;
         queuedResource[tail] = r;
         queuedMr[tail] = m;
-        queuedPsn[tail] = fromPsn;
+        queuedPsn[tail] = psn;
+        queuedVa[tail] = dataVa;
+        queuedLength[tail] = dataLength;
         queued++;
     }
 
@@ -209,39 +237,52 @@ final class ReadResponseStream {
         if (queued > 0) {
             ResponderResource r = queuedResource[queueHead];
             MemoryRegion m = queuedMr[queueHead];
+            long dataVa = queuedVa[queueHead];
+            long dataLength = queuedLength[queueHead];
             queuedResource[queueHead] = null;
             queuedMr[queueHead] = null;
             queueHead = (queueHead + 1) % queuedPsn.length;
             queued--;
-            begin(r, nextPsn, m);
+            begin(r, nextPsn, dataVa, dataLength, m);
         }
     }
 
     private int sendPackets(int budget) {
-        ResponderResource r = resource;
         int stop = Math.min(packets, next + budget);
         int sent = 0;
         for (; next < stop; next++) {
             int i = next;
             long offset = (long) i * qp.mtu;
-            int len = (int) Math.min(qp.mtu, r.length - offset);
-            Position pos = packets == 1 ? Position.ONLY : i == 0 ? Position.FIRST : i == packets - 1 ? Position.LAST
-                    : Position.MIDDLE;
-            Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, pos, false, false);
+            int len = (int) Math.min(qp.mtu, length - offset);
+            Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, position(i), false, false);
             Destination d = qp.addressing.replies();
             RocePacket out = qp.framer.start(op, len, d);
-            out.bth().psn(Psn.add(r.firstPsn, i));
+            out.bth().psn(Psn.add(fromPsn, i));
             if (op.has(Header.AETH)) {
                 out.aeth().syndrome(ackSyndrome.getAsInt()).msn(rel.msn);
             }
             if (len > 0) {
-                mr.read(r.va + offset, out.buffer(), out.payloadOffset(), len);
+                mr.read(va + offset, out.buffer(), out.payloadOffset(), len);
             }
             qp.framer.transmit(out, d);
             qp.hca.counters().inc(Counter.READ_RESPONSES_SENT);
             sent++;
         }
         return sent;
+    }
+
+    /**
+     * Response {@code i}'s place in the message. A READ answered from its original first PSN opens
+     * with FIRST (or is ONLY); one answered from a later PSN (a duplicate asking for a tail or a
+     * middle subset) continues with MIDDLE and ends with LAST, as rxe answers it and as the
+     * requester, which already holds the responses before, expects.
+     */
+    private Position position(int i) {
+        boolean last = i == packets - 1;
+        if (i == 0 && fresh) {
+            return last ? Position.ONLY : Position.FIRST;
+        }
+        return last ? Position.LAST : Position.MIDDLE;
     }
 
     /** How long {@code bytes} take at the wire's pace; at least one pacing step. */

@@ -418,7 +418,7 @@ final class Responder {
         MemoryRegion mr = readMr;
         readMr = null;
         try {
-            sendReadResponses(r, psn, mr);
+            sendReadResponses(r, psn, va, len, mr);
         } finally {
             if (mr != null) {
                 mr.unpin();
@@ -433,17 +433,17 @@ final class Responder {
      * (seed 000 §3.3.2.2 rule 6), one the stream already covers is dropped, any other READ waits
      * for it to finish.
      */
-    private void sendReadResponses(ResponderResource r, int fromPsn, MemoryRegion mr) {
+    private void sendReadResponses(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr) {
         flushOwedAck();
         if (readStream.active()) {
             if (Psn.compare(fromPsn, readStream.positionPsn()) < 0) {
                 readStream.interrupt(true);
-            } else if (readStream.covers(r, fromPsn)) {
+            } else if (readStream.covers(r, fromPsn, va, length)) {
                 qp.hca.counters().inc(Counter.DUPLICATE_REQUEST_IN_PROGRESS);
                 return;
             }
         }
-        readStream.start(r, fromPsn, mr);
+        readStream.start(r, fromPsn, va, length, mr);
     }
 
     private State atomicReply(RocePacket p) {
@@ -639,11 +639,15 @@ final class Responder {
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
             return State.DONE;
         }
-        // A duplicate READ is re-executed from memory; it may ask for a tail of the original.
-        long offset = (long) Psn.forward(r.firstPsn, psn) * qp.mtu;
+        // A duplicate READ is re-executed from memory, with responses from its own PSN; it may ask
+        // for any subset of the original's data (seed 000 §3.3.2.1; rxe's check is the same):
+        // the same R_Key, and an address range inside the original's. Anything else is invalid
+        // and dropped silently (§3.3.2.2 rule 5).
         long va = p.reth().virtualAddress();
         long len = Integer.toUnsignedLong(p.reth().dmaLength());
-        if (p.reth().rkey() != r.rkey || va != r.va + offset || len != r.length - offset) {
+        long off = va - r.va;
+        if (p.reth().rkey() != r.rkey || Long.compareUnsigned(va, r.va) < 0 || Long.compareUnsigned(off, r.length) > 0
+                || Long.compareUnsigned(len, r.length - off) > 0) {
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
             return State.DONE;
         }
@@ -657,7 +661,7 @@ final class Responder {
             }
         }
         try {
-            sendReadResponses(r, psn, mr);
+            sendReadResponses(r, psn, va, len, mr);
         } finally {
             if (mr != null) {
                 mr.unpin();
