@@ -204,12 +204,15 @@ public final class Hca {
     }
 
     /**
-     * Invalidates the region whose R_Key is {@code rkey} in {@code pd} (SEND with Invalidate).
-     * Returns false if there is no such region.
+     * A peer's SEND with Invalidate naming {@code rkey} in {@code pd}: whether the key was
+     * invalidated. Remote invalidation applies to memory windows and fast-registered regions
+     * only; an ordinary registered region is never revoked by a peer (rxe's
+     * {@code rxe_invalidate_mr} refuses any region not of type {@code IB_MR_TYPE_MEM_REG}), and
+     * the caller fails the receive instead.
      */
     public boolean invalidate(int rkey, ProtectionDomain pd) {
         MemoryRegion mr = keys.lookup(rkey);
-        if (mr == null || mr.pd() != pd) {
+        if (mr == null || mr.pd() != pd || !mr.remotelyInvalidatable()) {
             return false;
         }
         return keys.invalidate(mr);

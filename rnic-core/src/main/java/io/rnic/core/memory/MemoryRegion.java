@@ -109,6 +109,15 @@ public final class MemoryRegion {
     }
 
     /** The remote key; equal to the local key for MRs. */
+    /**
+     * Whether a peer's SEND with Invalidate may revoke this region's key: only fast-registered
+     * regions (and memory windows) may be; a region registered with {@code reg_mr}, the only kind
+     * rnic makes so far, may not (rxe refuses any region not of type {@code IB_MR_TYPE_MEM_REG}).
+     */
+    public boolean remotelyInvalidatable() {
+        return false;
+    }
+
     public int rkey() {
         return key;
     }
