@@ -14,6 +14,7 @@ public final class CompletionQueue implements AutoCloseable {
     /** A blocking duty cycle wakes at least this often to look at the clock. */
     private static final long MAX_DRIVE_WAIT_NANOS = 1_000_000;
     private final boolean callerDriven;
+    private volatile boolean closed;
 
     CompletionQueue(RdmaDevice device, io.rnic.core.transport.CompletionQueue core, CompletionChannel channel) {
         this.device = device;
@@ -30,6 +31,7 @@ public final class CompletionQueue implements AutoCloseable {
      * device driven by its application's thread, an empty poll first runs one duty cycle.
      */
     public int poll(WorkCompletion[] out) {
+        checkOpen();
         int n = core.poll(out, out.length);
         if (n == 0 && callerDriven && device.progress(-1) > 0) {
             n = core.poll(out, out.length);
@@ -39,6 +41,7 @@ public final class CompletionQueue implements AutoCloseable {
 
     /** Polls one completion; returns false if none is waiting. Drives the device as {@link #poll(WorkCompletion[])} does. */
     public boolean poll(WorkCompletion out) {
+        checkOpen();
         return core.poll(out) || (callerDriven && device.progress(-1) > 0 && core.poll(out));
     }
 
@@ -48,6 +51,7 @@ public final class CompletionQueue implements AutoCloseable {
      * its agent's idle strategy says.
      */
     public boolean await(long timeoutNanos) throws InterruptedException {
+        checkOpen();
         if (!callerDriven) {
             return core.await(timeoutNanos);
         }
@@ -67,6 +71,7 @@ public final class CompletionQueue implements AutoCloseable {
 
     /** Arms one notification to the completion channel: for the next completion, or the next solicited one. */
     public void requestNotify(boolean solicitedOnly) {
+        checkOpen();
         if (channel == null) {
             throw new IllegalStateException("CQ " + core.id() + " has no completion channel to notify");
         }
@@ -86,13 +91,28 @@ public final class CompletionQueue implements AutoCloseable {
         return device;
     }
 
-    /** Destroys the CQ; refused while QPs use it. */
+    /** Destroys the CQ; refused while QPs use it. Later use of it throws {@link IllegalStateException}. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
         if (core.isInUse()) {
             throw new IllegalStateException("completion queue " + core.id() + " is in use by a QP");
         }
+        closed = true;
         core.destroy();
+    }
+
+    /** True once {@link #close} has destroyed it. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("completion queue " + core.id() + " is closed");
+        }
     }
 
     @Override

@@ -49,6 +49,8 @@ public final class ProtectionDomain implements AutoCloseable {
         if (init == null) {
             throw new IllegalArgumentException("QP init attributes are required");
         }
+        init.sendCq().checkOpen();
+        init.recvCq().checkOpen();
         if (init.sendCq().device() != device || init.recvCq().device() != device
                 || (init.srq() != null && init.srq().pd().device() != device)) {
             throw new IllegalArgumentException("the QP's CQs and SRQ must belong to its device " + device);

@@ -104,6 +104,7 @@ public final class QueuePair implements AutoCloseable {
     }
 
     private void checkOpen() {
+        device.checkOpen(); // a closed device's QPs take no work: it would never leave
         if (closed) {
             throw new IllegalStateException("QP 0x" + Integer.toHexString(core.qpn()) + " is destroyed");
         }
@@ -116,6 +117,10 @@ public final class QueuePair implements AutoCloseable {
             return;
         }
         closed = true;
+        if (device.isClosed()) {
+            core.destroy(); // the device's protocol thread is gone: nothing else touches the QP now
+            return;
+        }
         device.onProtocolThread(() -> {
             core.destroy();
             return null;

@@ -210,6 +210,11 @@ public final class RdmaDevice implements AutoCloseable {
         return wire.callerDriven();
     }
 
+    /** True once {@link #close} has run. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     void checkOpen() {
         if (closed) {
             throw new IllegalStateException("device " + gid() + " is closed");
