@@ -268,6 +268,35 @@ class RcErrorsTest {
         }
     }
 
+    /**
+     * A misaligned atomic that reaches the responder (the verbs layer refuses to post one, so a
+     * crafted packet stands in for a peer that does) is NAKed Invalid Request and touches no
+     * memory (reference §5.5; rxe's class C error); the responder's QP goes to ERR.
+     */
+    @Test
+    void aMisalignedAtomicAtTheResponderIsNakedInvalidRequestAndTouchesNothing() {
+        try (RcFixture f = new RcFixture(28)) {
+            var sentB = Wiretap.sent(f.wireB);
+            f.bufB.putLong(0, 0x1122334455667788L);
+            io.rnic.core.packet.PacketFields atomic = new io.rnic.core.packet.PacketFields()
+                    .opcode(io.rnic.core.packet.OpcodeTable.byName("RC_FETCH_ADD"));
+            atomic.destQp = f.qpB.qpn();
+            atomic.psn = 0x100; // the PSN qpB expects first (qpA's first in RcFixture)
+            atomic.ackReq = true;
+            atomic.atomicVa = f.mrB.address() + 4;
+            atomic.atomicRkey = f.mrB.rkey();
+            atomic.atomicSwapAdd = 1;
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, atomic);
+            f.settle();
+            Wiretap.Seen nak = sentB.get(sentB.size() - 1);
+            assertEquals("RC_ACKNOWLEDGE", nak.opcode());
+            assertEquals(io.rnic.core.packet.AethSyndrome.nak(io.rnic.core.packet.AethSyndrome.NAK_INVALID_REQUEST), nak.syndrome());
+            assertEquals(0x1122334455667788L, f.bufB.getLong(0), "memory untouched");
+            assertEquals(0, f.b.counters().get(Counter.ATOMICS_EXECUTED));
+            assertEquals(QpState.ERR, f.qpB.state());
+        }
+    }
+
     @Test
     void invalidPostsThrowWithAReasonAndPostNothing() {
         try (RcFixture f = new RcFixture(24)) {

@@ -353,6 +353,53 @@ class RcReliabilityTest {
         }
     }
 
+    /** The requester asks for an ACK on a message's last packet and at least every 64 packets (reference §5.2). */
+    @Test
+    void ackReqIsSetOnTheLastPacketAndOnEverySixtyFourth() {
+        try (RcFixture f = fixture(123)) {
+            var sentA = Wiretap.sent(f.wireA);
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 100 * MTU, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 100 * MTU, f.mrA.lkey()));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            List<Integer> withAckReq = new java.util.ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                if (sentA.get(i).ackReq()) {
+                    withAckReq.add(i);
+                }
+            }
+            assertEquals(List.of(63, 99), withAckReq, "the 64th packet and the last");
+        }
+    }
+
+    /** MSN: +1 per completed message, returned in every ACK; a duplicate does not move it (reference §5.7). */
+    @Test
+    void msnCountsEachMessageOnceAndNotItsDuplicates() {
+        try (RcFixture f = fixture(124)) {
+            var sentB = Wiretap.sent(f.wireB);
+            for (int i = 0; i < 3; i++) {
+                f.qpB.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrB.address() + 64L * i, 64, f.mrB.lkey()));
+                f.qpA.postSend(new SendWorkRequest().wrId(10 + i).opcode(WrOpcode.SEND).signaled(true)
+                        .sge(f.mrA.address(), 64, f.mrA.lkey()));
+            }
+            f.await(f.cqA, 3);
+            assertEquals(List.of(1, 2, 3), sentB.stream().filter(x -> x.opcode().equals("RC_ACKNOWLEDGE"))
+                    .map(Wiretap.Seen::msn).toList());
+            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_SEND_ONLY"));
+            dup.destQp = f.qpB.qpn();
+            dup.psn = PSN_A + 1;
+            dup.ackReq = true;
+            dup.payload(new byte[64]);
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+            f.settle();
+            Wiretap.Seen last = sentB.get(sentB.size() - 1);
+            assertEquals("RC_ACKNOWLEDGE", last.opcode());
+            assertEquals(3, last.msn(), "the duplicate is acknowledged with the MSN unchanged");
+            assertEquals(PSN_A + 2, last.psn(), "and the most recent PSN (C9-105)");
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+        }
+    }
+
     @Test
     void duplicateReadForATailOfTheOriginalIsAnsweredAsAContinuation() {
         try (RcFixture f = fixture(114)) {

@@ -16,8 +16,11 @@ import java.util.List;
 
 /** Test helpers to watch what a simulated wire sends and to inject crafted packets. */
 final class Wiretap {
-    /** One packet as sent: opcode, PSN, and the AETH syndrome where there is one. */
-    record Seen(String opcode, int psn, int syndrome, long at) {
+    /**
+     * One packet as sent: opcode, PSN, the AETH syndrome and MSN where there is an AETH (-1
+     * otherwise), and the BTH AckReq bit.
+     */
+    record Seen(String opcode, int psn, int syndrome, long at, int msn, boolean ackReq) {
         @Override
         public String toString() {
             return opcode + "@" + psn + (syndrome >= 0 ? String.format("/0x%02x", syndrome) : "");
@@ -34,9 +37,12 @@ final class Wiretap {
             if (dir == WireTap.Direction.SENT) {
                 int r = p.readerIndex();
                 Opcode op = OpcodeTable.lookup(p.getUnsignedByte(r));
-                int syn = op != null && op.has(io.rnic.core.packet.Header.AETH)
-                        ? p.getUnsignedByte(r + op.offsetOf(io.rnic.core.packet.Header.AETH)) : -1;
-                seen.add(new Seen(op == null ? "?" : op.name(), p.getUnsignedMedium(r + 9), syn, ts));
+                boolean aeth = op != null && op.has(io.rnic.core.packet.Header.AETH);
+                int aethAt = aeth ? r + op.offsetOf(io.rnic.core.packet.Header.AETH) : 0;
+                int syn = aeth ? p.getUnsignedByte(aethAt) : -1;
+                int msn = aeth ? p.getUnsignedMedium(aethAt + 1) : -1;
+                boolean ackReq = (p.getUnsignedByte(r + 8) & 0x80) != 0;
+                seen.add(new Seen(op == null ? "?" : op.name(), p.getUnsignedMedium(r + 9), syn, ts, msn, ackReq));
             }
         });
         return seen;
