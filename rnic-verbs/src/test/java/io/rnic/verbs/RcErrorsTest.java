@@ -297,6 +297,31 @@ class RcErrorsTest {
         }
     }
 
+    /**
+     * A connected QP takes packets only from its peer's address (reference §8.6): a well-formed
+     * SEND with a valid ICRC from a third address is dropped and counted, and changes nothing.
+     */
+    @Test
+    void aPacketFromAnAddressOtherThanThePeersIsDroppedAndCounted() {
+        try (RcFixture f = new RcFixture(29)) {
+            io.rnic.transport.sim.SimWire stranger = f.net.attach("10.0.0.9");
+            var sentB = Wiretap.sent(f.wireB);
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 64, f.mrB.lkey()));
+            io.rnic.core.packet.PacketFields send = new io.rnic.core.packet.PacketFields()
+                    .opcode(io.rnic.core.packet.OpcodeTable.byName("RC_SEND_ONLY"));
+            send.destQp = f.qpB.qpn();
+            send.psn = 0x100; // the PSN qpB expects
+            send.ackReq = true;
+            send.payload(new byte[64]);
+            Wiretap.inject(stranger, f.qpA.sourcePort(), f.wireB, send);
+            f.settle();
+            assertEquals(1, f.b.counters().get(Counter.RCVD_ADDR_MISMATCH));
+            assertEquals(0, f.cqB.size(), "no receive completed");
+            assertEquals(0, sentB.size(), "nothing answered");
+            assertEquals(QpState.RTS, f.qpB.state());
+        }
+    }
+
     @Test
     void invalidPostsThrowWithAReasonAndPostNothing() {
         try (RcFixture f = new RcFixture(24)) {

@@ -400,6 +400,28 @@ class RcReliabilityTest {
         }
     }
 
+    /**
+     * One retry per loss: the responder's sequence NAK arrives twice (duplicated by the network),
+     * and the requester goes back once, not twice (reference §5.3, seed 000: the second NAK names
+     * a retry already under way).
+     */
+    @Test
+    void aDuplicatedNakCausesOneRetry() {
+        try (RcFixture f = fixture(125)) {
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 1));
+            ba(f).fault(Faults.only(fate -> fate.isAck()
+                    && (fate.packet().getUnsignedByte(fate.packet().readerIndex() + 12) & 0x60) == 0x60, Faults.duplicate(1.0)));
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 4 * MTU, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 4 * MTU, f.mrA.lkey()));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqB).status());
+            assertEquals(1, f.b.counters().get(Counter.NAKS_SENT));
+            assertEquals(2, f.a.counters().get(Counter.RCVD_NAKS), "the NAK arrived twice");
+            assertEquals(3, f.a.counters().get(Counter.RETRANSMITTED_PKTS), "PSNs +1..+3 went again, once");
+        }
+    }
+
     @Test
     void duplicateReadForATailOfTheOriginalIsAnsweredAsAContinuation() {
         try (RcFixture f = fixture(114)) {
