@@ -32,7 +32,7 @@ public record HcaLimits(int maxQp, int maxQpWr, int maxSge, int maxCqe, int maxM
         }
     }
 
-    /** rxe's limits: 128 outstanding reads/atomics, MTU 4096, 8 MiB messages, 128 PSNs in flight. */
+    /** rxe's limits: 128 outstanding reads/atomics, MTU 4096, messages up to 2^31 bytes, 128 PSNs in flight. */
     public static HcaLimits defaults() {
         return new HcaLimits(1 << 16, 1 << 15, 32, 1 << 16, 1 << 18, Long.MAX_VALUE, 128,
                 PathMtu.MTU_4096, PathMtu.MTU_4096, 1L << 31, 128);
