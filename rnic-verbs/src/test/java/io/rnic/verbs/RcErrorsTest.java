@@ -322,6 +322,31 @@ class RcErrorsTest {
         }
     }
 
+    /**
+     * A QP's state is true when its error completion appears (issue 12, defect 7): the state moves
+     * to ERR before the completion is published, so an application polling it on another thread
+     * never reads the old state. Watched at the instant of publication, on both sides.
+     */
+    @Test
+    void theStateReadsErrWhenTheErrorCompletionIsPublished() {
+        try (RcFixture f = new RcFixture(30)) {
+            List<io.rnic.core.qp.QpState> seenA = new java.util.ArrayList<>();
+            List<io.rnic.core.qp.QpState> seenB = new java.util.ArrayList<>();
+            f.cqA.core.notifier(q -> seenA.add(f.qpA.state()));
+            f.cqB.core.notifier(q -> seenB.add(f.qpB.state()));
+            f.cqA.core.requestNotify(false);
+            f.cqB.core.requestNotify(false);
+            // a SEND longer than the receive: the responder's LOC_LEN_ERR, the requester's NAK
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 16, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 64, f.mrA.lkey()));
+            assertEquals(WcStatus.LOC_LEN_ERR, f.await(f.cqB).status());
+            assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
+            assertEquals(List.of(QpState.ERR), seenB, "the responder's QP read ERR as its error completion appeared");
+            assertEquals(List.of(QpState.ERR), seenA, "the requester's QP read ERR as its error completion appeared");
+        }
+    }
+
     @Test
     void invalidPostsThrowWithAReasonAndPostNothing() {
         try (RcFixture f = new RcFixture(24)) {

@@ -204,10 +204,10 @@ final class Completer {
                 case CHECK_RETRY -> s = checkRetry();
                 case RNR_RETRY -> s = rnrRetry();
                 case ERROR -> {
-                    if (wqe != null) {
-                        qp.completions.completeSend(wqe, errorStatus);
-                    }
-                    qp.moveToError(AsyncEvent.Type.QP_FATAL);
+                    SendWqe failed = wqe;
+                    WcStatus status = errorStatus;
+                    qp.failWith(AsyncEvent.Type.QP_FATAL, failed == null ? null
+                            : () -> qp.completions.completeSend(failed, status));
                     s = State.DONE;
                 }
                 default -> throw new IllegalStateException("completer state " + s);

@@ -279,9 +279,18 @@ public final class QpContext {
      * event is raised if {@code event} is set.
      */
     void moveToError(AsyncEvent.Type event) {
+        failWith(event, null);
+    }
+
+    /**
+     * Moves the QP to ERR because of an error that {@code errorCompletion} reports (it writes the
+     * failed WQE's completion): the state reads ERR before that completion can be polled, so an
+     * application that sees the error never reads a stale state; the flushes follow it.
+     */
+    void failWith(AsyncEvent.Type event, Runnable errorCompletion) {
         // What the responder acknowledged before the error still leaves, as it would have uncoalesced.
         responder.flushBeforeError();
-        modify.toError(event);
+        modify.toError(event, errorCompletion);
     }
 
     @Override

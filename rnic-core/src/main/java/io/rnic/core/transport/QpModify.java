@@ -93,10 +93,21 @@ final class QpModify {
      * flush (reference §6.4; on an SRQ the last-WQE event), and {@code event} (if set) is raised.
      */
     void toError(AsyncEvent.Type event) {
+        toError(event, null);
+    }
+
+    /** As {@link #toError(AsyncEvent.Type)}, writing {@code errorCompletion} after the state change and before the flushes. */
+    void toError(AsyncEvent.Type event, Runnable errorCompletion) {
         if (qp.state == QpState.ERR) {
+            if (errorCompletion != null) {
+                errorCompletion.run();
+            }
             return;
         }
         qp.state = QpState.ERR;
+        if (errorCompletion != null) {
+            errorCompletion.run();
+        }
         qp.completer.stop();
         RecvWqe held = qp.responder.stop();
         qp.completions.flushSend();

@@ -390,8 +390,8 @@ final class Requester {
     private void localErrorComplete(SendWqe w) {
         // Everything before this WQE must finish first; the error is reported when it is the oldest.
         if (qp.sq.completed() == cursor) {
-            qp.completions.completeSend(w, localError);
-            qp.moveToError(AsyncEvent.Type.QP_REQ_ERR);
+            WcStatus status = localError;
+            qp.failWith(AsyncEvent.Type.QP_REQ_ERR, () -> qp.completions.completeSend(w, status));
         }
         // Otherwise the completer runs the requester again when the earlier WQEs complete.
     }

@@ -514,10 +514,12 @@ final class Responder {
             if (!invalidated) {
                 // The key cannot be invalidated (unknown, other PD, already invalid): the receive
                 // fails and the QP errors, but the message itself was fine, so it is still ACKed (rxe).
-                completeRwqe(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, p, p.bth().solicited());
-                endMessage();
                 acknowledge(p);
-                qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
+                boolean se = p.bth().solicited();
+                qp.failWith(AsyncEvent.Type.QP_ACCESS_ERR, () -> {
+                    completeRwqe(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, p, se);
+                    endMessage();
+                });
                 return State.DONE;
             }
             completeRwqe(WcStatus.SUCCESS, WcOpcode.RECV, (int) placed, flags, imm, inv, p, p.bth().solicited());
@@ -695,37 +697,51 @@ final class Responder {
             case DROP_MESSAGE -> {
                 // UC has no NAKs: an erroneous message is dropped and the QP carries on.
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
-                if (rwqe != null && (e.wqeAtFault() || !rwqeQueue.keepsWqeOfDroppedMessage())) {
-                    // A WQE that is itself bad, or a shared queue's, is not kept for the next message.
-                    completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
-                }
-                abandonMessage();
+                // A WQE that is itself bad, or a shared queue's, is not kept for the next message.
+                boolean completes = rwqe != null && (e.wqeAtFault() || !rwqeQueue.keepsWqeOfDroppedMessage());
+                finish(e.wqeAtFault(), () -> {
+                    if (completes) {
+                        completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
+                    }
+                    abandonMessage();
+                });
             }
             case COMPLETE_AND_CONTINUE -> {
                 // UD: the datagram is dropped; a receive WQE it took completes with the error.
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
-                if (rwqe != null) {
-                    completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
-                }
-                endMessage();
+                finish(e.wqeAtFault(), () -> {
+                    if (rwqe != null) {
+                        completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
+                    }
+                    endMessage();
+                });
             }
             case NAK_AND_ERROR -> {
                 sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
-                if (rwqe != null) {
-                    completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
-                }
-                endMessage();
-                if (e.fatal()) { // RC's classes B and C
-                    qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
-                }
-                return State.DONE;
+                // RC's classes B and C stop the QP.
+                finish(e.fatal(), () -> {
+                    if (rwqe != null) {
+                        completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
+                    }
+                    endMessage();
+                });
             }
             default -> throw new IllegalStateException("error handling " + qp.policy.errors());
         }
-        if (e.wqeAtFault()) {
-            // A receive WQE that is itself bad stops the QP on every transport (rxe's class A).
-            qp.moveToError(AsyncEvent.Type.QP_ACCESS_ERR);
-        }
         return State.DONE;
     }
+
+    /**
+     * Writes an error's receive completion and, if the error stops the QP (a receive WQE that is
+     * itself bad stops it on every transport: rxe's class A), moves the QP to ERR first, so the
+     * state is ERR by the time the completion can be polled.
+     */
+    private void finish(boolean stopsQp, Runnable completion) {
+        if (stopsQp) {
+            qp.failWith(AsyncEvent.Type.QP_ACCESS_ERR, completion);
+        } else {
+            completion.run();
+        }
+    }
+
 }
