@@ -97,6 +97,7 @@ public final class CompletionQueue implements AutoCloseable {
         if (closed) {
             return;
         }
+        device.forget(this);
         if (core.isInUse()) {
             throw new IllegalStateException("completion queue " + core.id() + " is in use by a QP");
         }

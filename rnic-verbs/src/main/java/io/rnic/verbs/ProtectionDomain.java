@@ -57,7 +57,9 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core, init.recvCq().core,
                 init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
-        return new QueuePair(device, this, init, qp);
+        QueuePair created = new QueuePair(device, this, init, qp);
+        device.remember(created);
+        return created;
     }
 
     /**

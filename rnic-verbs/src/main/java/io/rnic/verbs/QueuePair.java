@@ -103,6 +103,11 @@ public final class QueuePair implements AutoCloseable {
         core.postRecv(wr);
     }
 
+    /** True once {@link #close} has run. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     private void checkOpen() {
         device.checkOpen(); // a closed device's QPs take no work: it would never leave
         if (closed) {
@@ -117,6 +122,7 @@ public final class QueuePair implements AutoCloseable {
             return;
         }
         closed = true;
+        device.forget(this);
         if (device.isClosed()) {
             core.destroy(); // the device's protocol thread is gone: nothing else touches the QP now
             return;

@@ -38,6 +38,9 @@ public final class RdmaDevice implements AutoCloseable {
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** The device's open QPs and its CQs, for close. */
+    private final java.util.Set<QueuePair> queuePairs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final List<CompletionQueue> completionQueues = new CopyOnWriteArrayList<>();
 
     private RdmaDevice(Wire wire, DeviceConfig config) {
         this.wire = wire;
@@ -152,7 +155,9 @@ public final class RdmaDevice implements AutoCloseable {
         if (channel != null) {
             core.notifier(channel::deliver);
         }
-        return new CompletionQueue(this, core, channel);
+        CompletionQueue cq = new CompletionQueue(this, core, channel);
+        completionQueues.add(cq);
+        return cq;
     }
 
     /** Creates a completion channel ({@code ibv_create_comp_channel}). */
@@ -221,13 +226,50 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
-    /** Closes the device and its wire. */
+    /**
+     * Closes the device and its wire. Work still outstanding on its QPs completes with
+     * WR_FLUSH_ERR first (the QPs move to ERR, as on a real device being removed), threads
+     * waiting on its completion queues wake, and every object of the device can still be closed
+     * afterwards (using one for anything else throws {@link IllegalStateException}).
+     */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            wire.close();
+        if (closed) {
+            return;
         }
+        closed = true;
+        List<QueuePair> open = List.copyOf(queuePairs);
+        if (!open.isEmpty() && (!wire.callerDriven() || wire.scheduler().inOwnerThread())) {
+            try {
+                onProtocolThread(() -> {
+                    io.rnic.core.qp.QpAttributes toError = new io.rnic.core.qp.QpAttributes().state(io.rnic.core.qp.QpState.ERR);
+                    for (QueuePair qp : open) {
+                        if (qp.core.state() != io.rnic.core.qp.QpState.ERR && !qp.isClosed()) {
+                            qp.core.modify(toError, io.rnic.core.qp.QpAttrMask.STATE);
+                        }
+                    }
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                // The protocol thread is gone or refused: nothing is left to flush the work.
+            }
+        }
+        wire.close();
+        for (CompletionQueue cq : completionQueues) {
+            cq.core.destroy(); // no more completions will come: waiters wake
+        }
+    }
+
+    void forget(CompletionQueue cq) {
+        completionQueues.remove(cq);
+    }
+
+    void forget(QueuePair qp) {
+        queuePairs.remove(qp);
+    }
+
+    void remember(QueuePair qp) {
+        queuePairs.add(qp);
     }
 
     @Override

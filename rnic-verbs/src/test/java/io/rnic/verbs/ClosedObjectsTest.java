@@ -48,4 +48,50 @@ class ClosedObjectsTest {
             assertEquals(true, p.cqA.isClosed());
         }
     }
+
+    /**
+     * Closing a device with work outstanding (issue 12, defect 4): its QPs go to ERR and every
+     * outstanding work request completes with WR_FLUSH_ERR, a thread waiting on its CQ wakes,
+     * and the QP, CQ, region and PD can all be closed afterwards.
+     */
+    @Test
+    void closingADeviceFlushesItsOutstandingWorkAndWakesWaiters() throws Exception {
+        try (io.rnic.transport.udp.UdpWire w = io.rnic.transport.udp.UdpWire.bind("127.0.87.210").open()) {
+            RdmaDevice d = RdmaDevice.open(w);
+            ProtectionDomain pd = d.allocPd();
+            CompletionQueue cq = d.createCq(16);
+            CompletionQueue idle = d.createCq(4);
+            MemoryRegion mr = pd.registerMemory(java.nio.ByteBuffer.allocateDirect(4096),
+                    io.rnic.core.memory.AccessFlags.LOCAL_WRITE);
+            QueuePair qp = pd.createQp(QpInitAttributes.rc(cq, cq));
+            Connections.connect(qp, Connections.local(qp, 1, mr),
+                    new ConnectionInfo(Gid.of(java.net.InetAddress.getByName("127.0.87.211")), 0x99, 7, 0, 0),
+                    RcOptions.defaults());
+            qp.postRecv(new RecvWorkRequest().wrId(1).sge(mr.address(), 64, mr.lkey()));
+            qp.postSend(new io.rnic.core.transport.SendWorkRequest().wrId(2)
+                    .opcode(io.rnic.core.transport.WrOpcode.SEND).signaled(true).sge(mr.address(), 64, mr.lkey()));
+            java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return idle.await(60_000_000_000L);
+                } catch (InterruptedException e) {
+                    return null;
+                }
+            });
+            d.close();
+            assertEquals(false, waiter.get(30, java.util.concurrent.TimeUnit.SECONDS),
+                    "the waiter woke: nothing will complete on a closed device");
+            java.util.List<Long> flushed = new java.util.ArrayList<>();
+            WorkCompletion wc = new WorkCompletion();
+            while (cq.poll(wc)) {
+                assertEquals(io.rnic.core.transport.WcStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
+                flushed.add(wc.wrId());
+            }
+            assertTrue(flushed.containsAll(java.util.List.of(1L, 2L)), "both outstanding requests flushed: " + flushed);
+            qp.close();
+            cq.close();
+            idle.close();
+            mr.close();
+            pd.close();
+        }
+    }
 }
