@@ -64,8 +64,11 @@ class DemoCommandTest {
     /** Judges a capture with wire-check --psn (skipped where wire-check or tshark is missing). */
     private static void wireCheck(Path pcap, String mtu) throws Exception {
         Path wireCheck = Path.of("..", "..", "shared", "tools", "wire-check", "wire-check").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isExecutable(wireCheck) && Files.isExecutable(Path.of("/usr/bin/tshark")),
-                "wire-check or tshark not installed");
+        boolean available = Files.isExecutable(wireCheck) && Files.isExecutable(Path.of("/usr/bin/tshark"));
+        if (!available) {
+            System.err.println("SKIPPED wire-check of " + pcap.getFileName() + ": needs /usr/bin/tshark and " + wireCheck);
+        }
+        Assumptions.assumeTrue(available, "wire-check or tshark not installed");
         Process p = new ProcessBuilder(wireCheck.toString(), "--psn", "--mtu", mtu, pcap.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
