@@ -22,6 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /** Error cases of the RC transport: the NAK the reference names and the status on both sides. */
 class RcErrorsTest {
+    /** RcFixture's path MTU (RcOptions' default). */
+    private static final int MTU = 1024;
+
 
     private static SendWorkRequest write(RcFixture f, long remoteAddr, int rkey, int len) {
         return new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
@@ -417,18 +420,66 @@ class RcErrorsTest {
         }
     }
 
+    /**
+     * A region is deregistered at once even while work uses it (issue 12, defect 3; rxe refuses
+     * deregistration only while memory windows are bound): a long SEND whose first 128 packets
+     * left before the region was closed fails with a local protection error for the rest, and
+     * nothing more is read from the region. The PD stays refused while its QPs exist.
+     */
     @Test
-    void aRegionInUseCannotBeDeregisteredNorItsPdDeallocated() {
+    void aRegionInUseIsDeregisteredAtOnceAndTheWorkStillUsingItFails() {
         try (RcFixture f = new RcFixture(28)) {
-            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 100, f.mrB.lkey()));
-            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), 10, f.mrA.lkey()));
-            f.net.scheduler().runNext(); // the doorbell: the WQE now holds the region
-            IllegalStateException e = assertThrows(IllegalStateException.class, f.mrA::close);
-            assertTrue(e.getMessage().contains("in use"), e.getMessage());
-            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 200 * MTU, f.mrB.lkey()));
+            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(f.mrA.address(), 200 * MTU, f.mrA.lkey()));
+            f.net.scheduler().runNext(); // the doorbell: the first 128 packets (the PSN window) leave
+            long sent = f.a.counters().get(Counter.SENT_PKTS);
+            assertEquals(128, sent);
+            f.mrA.close(); // not refused: succeeds at once
+            assertEquals(WcStatus.LOC_PROT_ERR, f.await(f.cqA).status(), "the rest could not be read");
+            assertEquals(QpState.ERR, f.qpA.state());
             IllegalStateException pd = assertThrows(IllegalStateException.class, f.pdA::close);
             assertTrue(pd.getMessage().contains("in use"), pd.getMessage());
-            f.mrA.close(); // completed: no longer in use
+        }
+    }
+
+    /**
+     * A peer cannot keep a region registered by leaving a WRITE unfinished (issue 12, defect 3):
+     * the region is deregistered at once, and the WRITE's next packet, naming a region that no
+     * longer exists, is NAKed Remote Access Error and writes nothing.
+     */
+    @Test
+    void aWriteWhoseRegionIsDeregisteredMidMessageIsNakedAndWritesNothingMore() {
+        try (RcFixture f = new RcFixture(31)) {
+            var sentB = Wiretap.sent(f.wireB);
+            ByteBuffer target = ByteBuffer.allocateDirect(4 * MTU);
+            MemoryRegion mr = f.pdB.registerMemory(target, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+            io.rnic.core.packet.PacketFields first = new io.rnic.core.packet.PacketFields()
+                    .opcode(io.rnic.core.packet.OpcodeTable.byName("RC_RDMA_WRITE_FIRST"));
+            first.destQp = f.qpB.qpn();
+            first.psn = 0x100;
+            first.rethVa = mr.address();
+            first.rethRkey = mr.rkey();
+            first.rethLength = 2 * MTU;
+            byte[] ones = new byte[MTU];
+            java.util.Arrays.fill(ones, (byte) 1);
+            first.payload(ones);
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, first);
+            f.settle();
+            assertEquals(1, target.get(0), "the first packet landed");
+            mr.close(); // the WRITE is unfinished: not refused
+            io.rnic.core.packet.PacketFields last = new io.rnic.core.packet.PacketFields()
+                    .opcode(io.rnic.core.packet.OpcodeTable.byName("RC_RDMA_WRITE_LAST"));
+            last.destQp = f.qpB.qpn();
+            last.psn = 0x101;
+            last.ackReq = true;
+            last.payload(ones);
+            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, last);
+            f.settle();
+            assertEquals(0, target.get(MTU), "nothing written after deregistration");
+            Wiretap.Seen nak = sentB.get(sentB.size() - 1);
+            assertEquals(io.rnic.core.packet.AethSyndrome.nak(io.rnic.core.packet.AethSyndrome.NAK_REMOTE_ACCESS_ERROR),
+                    nak.syndrome());
         }
     }
 

@@ -146,8 +146,7 @@ public final class KeyTable {
             throw new IllegalStateException(mr + " is not registered in this key table");
         }
         if (!mr.invalidate()) {
-            throw new IllegalStateException(mr + " is in use by " + mr.pinCount()
-                    + " operation(s) and cannot be deregistered");
+            throw new IllegalStateException(mr + " is already deregistered");
         }
         s.set(index, null);
         invalidated.remove(index);

@@ -252,8 +252,8 @@ public final class MemoryRegion {
     }
 
     /**
-     * Marks the region as used by an operation, which blocks deregistration until
-     * {@link #unpin()}.
+     * Marks the region as used by one access in progress (a packet's copy), which deregistration
+     * waits for; release it with {@link #unpin()} as soon as the copy is done.
      *
      * @return false if the region has already been deregistered (the operation must treat the
      *     key as invalid)
@@ -295,12 +295,27 @@ public final class MemoryRegion {
     }
 
     /**
-     * Invalidates the region if no operation holds a pin; atomic with respect to {@link #pin()}.
+     * Invalidates the region: later {@link #pin()}s fail, so every later access through it fails
+     * its check. A pin is held only while one packet's bytes are being copied, so this waits at
+     * most for that copy to finish (rxe's deregistration waits for the references of the packet
+     * being processed in the same way); no message, however long, holds the region.
      *
-     * @return false if the region is pinned (or already invalid)
+     * @return false if the region was already invalid
      */
     boolean invalidate() {
-        return pins.compareAndSet(0, DEREGISTERED);
+        for (;;) {
+            int n = pins.get();
+            if (n == DEREGISTERED) {
+                return false;
+            }
+            if (n == 0) {
+                if (pins.compareAndSet(0, DEREGISTERED)) {
+                    return true;
+                }
+            } else {
+                Thread.onSpinWait(); // a copy in progress on the protocol thread
+            }
+        }
     }
 
     private int offsetOf(long va, int len) {

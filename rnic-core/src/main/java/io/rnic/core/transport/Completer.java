@@ -182,9 +182,13 @@ final class Completer {
                 case CHECK_ACK -> s = checkAck(p, psn);
                 case READ -> s = read(p, psn);
                 case ATOMIC -> {
-                    wqe.sgl.putLong(p.atomicAckEth().originalData());
-                    window.acknowledge(psn);
-                    s = State.COMP_WQE;
+                    if (!wqe.sgl.putLong(p.atomicAckEth().originalData())) {
+                        errorStatus = WcStatus.LOC_PROT_ERR; // its buffer was deregistered meanwhile
+                        s = State.ERROR;
+                    } else {
+                        window.acknowledge(psn);
+                        s = State.COMP_WQE;
+                    }
                 }
                 case WRITE_SEND -> {
                     window.acknowledge(psn);
@@ -343,8 +347,9 @@ final class Completer {
             errorStatus = WcStatus.BAD_RESP_ERR;
             return State.ERROR;
         }
-        if (len > 0) {
-            wqe.sgl.scatter(wqe.readPlaced, p.buffer(), p.payloadOffset(), len);
+        if (len > 0 && !wqe.sgl.scatter(wqe.readPlaced, p.buffer(), p.payloadOffset(), len)) {
+            errorStatus = WcStatus.LOC_PROT_ERR; // its buffer was deregistered meanwhile
+            return State.ERROR;
         }
         wqe.readPlaced += len;
         window.acknowledge(psn);

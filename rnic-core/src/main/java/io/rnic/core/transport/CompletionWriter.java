@@ -29,7 +29,7 @@ final class CompletionWriter {
             qp.hca.counters().inc(Counter.RDMA_SENDS);
         }
         w.state = SendWqe.State.DONE;
-        w.sgl.unpin();
+        w.sgl.release();
         w.ah = null; // the handle may be destroyed now; the WQE no longer needs it
         qp.sq.retire();
         if (report) {
@@ -64,7 +64,7 @@ final class CompletionWriter {
     void completeRecv(RecvWqe w, ReceiveQueue from, WcStatus status, WcOpcode opcode, int byteLen, int flags, int imm,
                       int invRkey, int srcQp, boolean solicited) {
         long wrId = w.wrId;
-        w.sgl.unpin();
+        w.sgl.release();
         from.retire(w);
         WorkCompletion wc = qp.recvCq.begin();
         if (wc != null) {

@@ -113,7 +113,7 @@ final class OwnReceiveQueue implements ReceiveQueue {
     public void qpReset(RecvWqe held) {
         synchronized (this) {
             for (long i = completed; i < posted; i++) {
-                slots[(int) (i % slots.length)].sgl.unpin();
+                slots[(int) (i % slots.length)].sgl.release();
             }
             taken = posted;
             completed = posted;

@@ -81,7 +81,7 @@ final class QpModify {
         SendQueue sq = qp.sq;
         synchronized (sq) {
             for (long i = sq.completed(); i < sq.posted(); i++) {
-                sq.at(i).sgl.unpin();
+                sq.at(i).sgl.release();
             }
             sq.clear();
         }

@@ -105,14 +105,11 @@ final class ReadResponseStream {
     /**
      * Answers the READ of resource {@code r} whose request has PSN {@code fromPsn} and asks for
      * {@code [va, va + length)} (the original, or a subset a duplicate asks for), with data from
-     * {@code mr} (pinned by the caller for the call; the stream takes a pin of its own until it
-     * is done with it): at once if nothing is streaming, else after what is.
+     * {@code mr} (pinned chunk by chunk while its bytes are copied; a region deregistered
+     * meanwhile ends the stream, seed 000 §3.3.2.2 rule 4): at once if nothing is streaming, else
+     * after what is.
      */
     void start(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr) {
-        if (mr != null && !mr.pin()) {
-            qp.hca.counters().inc(Counter.RCVD_DROPPED);
-            return;
-        }
         if (resource != null) {
             enqueue(r, fromPsn, va, length, mr);
             return;
@@ -248,6 +245,22 @@ final class ReadResponseStream {
     }
 
     private int sendPackets(int budget) {
+        if (mr != null && !mr.pin()) {
+            // Deregistered while the READ was answered: no more responses (rule 4); the
+            // requester's retry then meets an invalid key.
+            interrupt(false);
+            return 0;
+        }
+        try {
+            return sendPinned(budget);
+        } finally {
+            if (mr != null) {
+                mr.unpin();
+            }
+        }
+    }
+
+    private int sendPinned(int budget) {
         int stop = Math.min(packets, next + budget);
         int sent = 0;
         for (; next < stop; next++) {
@@ -291,9 +304,7 @@ final class ReadResponseStream {
         return rate <= 0 ? PACE_NANOS : Math.max(PACE_NANOS, bytes * 8 * 1_000_000_000L / rate);
     }
 
+    /** Regions are not held between chunks: nothing to release. */
     private static void release(MemoryRegion m) {
-        if (m != null) {
-            m.unpin();
-        }
     }
 }

@@ -293,7 +293,10 @@ final class Requester {
             } else {
                 retransmission = true;
             }
-            sendData(w, w.nextPacket);
+            if (!sendData(w, w.nextPacket)) {
+                localError = WcStatus.LOC_PROT_ERR;
+                return State.LOCAL_ERROR;
+            }
             w.nextPacket++;
         }
         if (retransmission) {
@@ -318,8 +321,8 @@ final class Requester {
         return State.CHECK_WINDOW;
     }
 
-    /** One packet of a SEND or RDMA WRITE. */
-    private void sendData(SendWqe w, int index) {
+    /** One packet of a SEND or RDMA WRITE; false if its data could not be read (see {@link SgList#gather}). */
+    private boolean sendData(SendWqe w, int index) {
         long total = w.length();
         long offset = (long) index * qp.mtu;
         int len = (int) Math.min(qp.mtu, total - offset);
@@ -349,11 +352,13 @@ final class Requester {
         if (len > 0) {
             if (w.isInline()) {
                 p.buffer().setBytes(p.payloadOffset(), w.inline, (int) offset, len);
-            } else {
-                w.sgl.gather(offset, p.buffer(), p.payloadOffset(), len);
+            } else if (!w.sgl.gather(offset, p.buffer(), p.payloadOffset(), len)) {
+                p.buffer().release(); // a region was deregistered mid-message: the packet never leaves
+                return false;
             }
         }
         qp.framer.transmit(p, d);
+        return true;
     }
 
     /** The READ request (whole, or for the remainder after a partial retry) or the atomic. */

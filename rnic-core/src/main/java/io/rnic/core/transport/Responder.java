@@ -120,10 +120,7 @@ final class Responder {
     private void endMessage() {
         inMessage = null;
         placed = 0;
-        if (writeMr != null) {
-            writeMr.unpin();
-        }
-        writeMr = null;
+        writeMr = null; // not held between packets: nothing to release
         writeRemaining = 0;
         writeLength = 0;
     }
@@ -208,7 +205,7 @@ final class Responder {
      */
     private void abandonMessage() {
         if (rwqe != null) {
-            rwqe.sgl.unpin(); // the next message resolves its buffers again
+            rwqe.sgl.release(); // the next message resolves its buffers again
         }
         endMessage();
     }
@@ -311,8 +308,8 @@ final class Responder {
             if (len > 0) { // zero-length transfers name no memory and are not checked (C9-88)
                 mr = qp.hca.keys().lookup(p.reth().rkey());
                 AccessResult r = MemoryAccess.check(mr, qp.pd, va, len, access, 1);
-                // Pinned until the message ends, so the region cannot be deregistered under it.
-                if (r != AccessResult.OK || !mr.pin()) {
+                // A WRITE pins its region packet by packet (execute); a READ for this packet only.
+                if (r != AccessResult.OK || (o == Operation.RDMA_READ_REQUEST ? !mr.pin() : !mr.isValid())) {
                     return error(ResponderError.REMOTE_ACCESS);
                 }
             }
@@ -365,17 +362,28 @@ final class Responder {
         switch (op.operation()) {
             case SEND -> {
                 if (placed == 0 && receiveHeaderLength() > 0) {
-                    rwqe.sgl.scatter(0, grh.build(rxIp, p.length()), 0, Grh.LENGTH);
+                    if (!rwqe.sgl.scatter(0, grh.build(rxIp, p.length()), 0, Grh.LENGTH)) {
+                        return error(ResponderError.RECEIVE_BUFFER); // deregistered mid-message
+                    }
                     placed = Grh.LENGTH;
                 }
-                if (len > 0) {
-                    rwqe.sgl.scatter(placed, p.buffer(), p.payloadOffset(), len);
+                if (len > 0 && !rwqe.sgl.scatter(placed, p.buffer(), p.payloadOffset(), len)) {
+                    return error(ResponderError.RECEIVE_BUFFER); // deregistered mid-message
                 }
                 placed += len;
             }
             case RDMA_WRITE -> {
                 if (len > 0) {
-                    writeMr.write(writeVa, p.buffer(), p.payloadOffset(), len);
+                    // Pinned for this packet's copy only: a region deregistered since the WRITE
+                    // began fails the rest of it (the old key no longer grants access).
+                    if (!writeMr.pin()) {
+                        return error(ResponderError.REMOTE_ACCESS);
+                    }
+                    try {
+                        writeMr.write(writeVa, p.buffer(), p.payloadOffset(), len);
+                    } finally {
+                        writeMr.unpin();
+                    }
                 }
                 writeVa += len;
                 writeRemaining -= len;

@@ -32,7 +32,7 @@ public final class SgList {
     }
 
     void clear() {
-        unpin();
+        release();
         count = 0;
         total = 0;
     }
@@ -54,7 +54,8 @@ public final class SgList {
 
     /**
      * Looks up and checks every entry's memory region: local key valid, same PD, in bounds, and
-     * {@code requiredAccess} granted. Nothing is touched unless every entry passes.
+     * {@code requiredAccess} granted. Nothing is touched unless every entry passes. The regions are
+     * remembered, not held: each later copy checks that its region is still registered.
      */
     AccessResult resolve(KeyTable keys, ProtectionDomain pd, int requiredAccess) {
         for (int i = 0; i < count; i++) {
@@ -63,11 +64,11 @@ public final class SgList {
             }
             MemoryRegion r = keys.lookup(lkey[i]);
             AccessResult res = MemoryAccess.check(r, pd, addr[i], Integer.toUnsignedLong(length[i]), requiredAccess, 1);
-            if (res == AccessResult.OK && !r.pin()) {
-                res = AccessResult.INVALID_KEY; // deregistered between lookup and pin
+            if (res == AccessResult.OK && !r.isValid()) {
+                res = AccessResult.INVALID_KEY; // deregistered between lookup and check
             }
             if (res != AccessResult.OK) {
-                unpin();
+                release();
                 return res;
             }
             mr[i] = r;
@@ -76,30 +77,33 @@ public final class SgList {
     }
 
     /**
-     * Releases the pins {@link #resolve} took, so the regions may be deregistered again. Called
-     * when the work request completes, is flushed or is discarded.
+     * Forgets the regions {@link #resolve} found. They are not held between accesses: each copy
+     * pins its region for the copy only, and fails if the region has been deregistered since.
      */
-    void unpin() {
+    void release() {
         for (int i = 0; i < count; i++) {
-            if (mr[i] != null) {
-                mr[i].unpin();
-                mr[i] = null;
-            }
+            mr[i] = null;
         }
     }
 
-    /** Copies {@code len} bytes starting {@code offset} bytes into the list to {@code dst[dstIndex..]}. */
-    void gather(long offset, ByteBuf dst, int dstIndex, int len) {
-        copy(offset, dst, dstIndex, len, false);
+    /**
+     * Copies {@code len} bytes starting {@code offset} bytes into the list to {@code dst[dstIndex..]};
+     * false if a region was deregistered since {@link #resolve} (nothing is read from it).
+     */
+    boolean gather(long offset, ByteBuf dst, int dstIndex, int len) {
+        return copy(offset, dst, dstIndex, len, false);
     }
 
-    /** Copies {@code len} bytes from {@code src[srcIndex..]} to {@code offset} bytes into the list. */
-    void scatter(long offset, ByteBuf src, int srcIndex, int len) {
-        copy(offset, src, srcIndex, len, true);
+    /**
+     * Copies {@code len} bytes from {@code src[srcIndex..]} to {@code offset} bytes into the list;
+     * false if a region was deregistered since {@link #resolve} (nothing is written to it).
+     */
+    boolean scatter(long offset, ByteBuf src, int srcIndex, int len) {
+        return copy(offset, src, srcIndex, len, true);
     }
 
-    /** Walks the entries from {@code offset} and copies between them and {@code buf}. */
-    private void copy(long offset, ByteBuf buf, int index, int len, boolean intoMemory) {
+    /** Walks the entries from {@code offset} and copies between them and {@code buf}, each piece under a pin. */
+    private boolean copy(long offset, ByteBuf buf, int index, int len, boolean intoMemory) {
         long skip = offset;
         for (int i = 0; len > 0 && i < count; i++) {
             long l = Integer.toUnsignedLong(length[i]);
@@ -108,24 +112,45 @@ public final class SgList {
                 continue;
             }
             int n = (int) Math.min(len, l - skip);
-            if (intoMemory) {
-                mr[i].write(addr[i] + skip, buf, index, n);
-            } else {
-                mr[i].read(addr[i] + skip, buf, index, n);
+            MemoryRegion r = mr[i];
+            if (!r.pin()) {
+                return false;
+            }
+            try {
+                if (intoMemory) {
+                    r.write(addr[i] + skip, buf, index, n);
+                } else {
+                    r.read(addr[i] + skip, buf, index, n);
+                }
+            } finally {
+                r.unpin();
             }
             index += n;
             len -= n;
             skip = 0;
         }
+        return true;
     }
 
-    /** Writes an 8-byte value (an atomic's original data) at the start of the list, host order. */
-    void putLong(long value) {
+    /**
+     * Writes an 8-byte value (an atomic's original data) at the start of the list, host order;
+     * false if its region was deregistered since {@link #resolve}.
+     */
+    boolean putLong(long value) {
         for (int i = 0; i < count; i++) {
             if (length[i] != 0) {
-                mr[i].putLong(addr[i], value);
-                return;
+                MemoryRegion r = mr[i];
+                if (!r.pin()) {
+                    return false;
+                }
+                try {
+                    r.putLong(addr[i], value);
+                } finally {
+                    r.unpin();
+                }
+                return true;
             }
         }
+        return true;
     }
 }

@@ -172,7 +172,7 @@ public final class SrqContext implements ReceiveQueue {
     @Override
     public void qpReset(RecvWqe held) {
         if (held != null) {
-            held.sgl.unpin();
+            held.sgl.release();
             retire(held);
         }
     }
@@ -280,7 +280,7 @@ public final class SrqContext implements ReceiveQueue {
         }
         destroyed = true;
         for (int i = 0; i < count; i++) {
-            slots[posted[(head + i) % posted.length]].sgl.unpin();
+            slots[posted[(head + i) % posted.length]].sgl.release();
         }
         count = 0;
         pd.release();
