@@ -302,6 +302,18 @@ class RcReliabilityTest {
         }
     }
 
+    /** Sends qpB a READ request from qpA's flow, crafted: a duplicate with the given PSN and range; runs it through. */
+    private static void injectRead(RcFixture f, int psn, long va, int length) {
+        PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
+        dup.destQp = f.qpB.qpn();
+        dup.psn = psn;
+        dup.rethVa = va;
+        dup.rethRkey = f.mrB.rkey();
+        dup.rethLength = length;
+        Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+        f.settle();
+    }
+
     /**
      * Seed 000 §3.3.2.1: a duplicate READ may ask for any subset of the original's data; it is
      * re-executed from memory with responses from its own PSN (rxe answers a request that does
@@ -316,14 +328,7 @@ class RcReliabilityTest {
             f.qpA.postSend(read(f, 1, 3 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
-            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
-            dup.destQp = f.qpB.qpn();
-            dup.psn = PSN_A + 1;
-            dup.rethVa = f.mrB.address() + 200_000 + MTU;
-            dup.rethRkey = f.mrB.rkey();
-            dup.rethLength = MTU;
-            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
-            f.settle();
+            injectRead(f, PSN_A + 1, f.mrB.address() + 200_000 + MTU, MTU);
             assertEquals(responses + 1, f.b.counters().get(Counter.READ_RESPONSES_SENT), "one response: the subset's");
             Wiretap.Seen resent = sentB.get(sentB.size() - 1);
             assertEquals("RC_RDMA_READ_RESPONSE_LAST", resent.opcode());
@@ -340,14 +345,7 @@ class RcReliabilityTest {
             f.qpA.postSend(read(f, 1, 3 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
-            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
-            dup.destQp = f.qpB.qpn();
-            dup.psn = PSN_A + 1;
-            dup.rethVa = f.mrB.address() + 200_000 + MTU;
-            dup.rethRkey = f.mrB.rkey();
-            dup.rethLength = 3 * MTU; // runs a packet past the original's end
-            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
-            f.settle();
+            injectRead(f, PSN_A + 1, f.mrB.address() + 200_000 + MTU, 3 * MTU); // runs a packet past the original's end
             assertEquals(responses, f.b.counters().get(Counter.READ_RESPONSES_SENT));
             assertEquals(1, f.b.counters().get(Counter.RCVD_DROPPED));
         }
