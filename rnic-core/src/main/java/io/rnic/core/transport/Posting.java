@@ -102,11 +102,18 @@ final class Posting {
             }
             MemoryRegion mr = qp.hca.keys().lookup(g.lkey[i]);
             AccessResult r = MemoryAccess.check(mr, qp.pd, g.addr[i], len, 0, 1);
+            if (r == AccessResult.OK && !mr.pin()) {
+                r = AccessResult.INVALID_KEY; // deregistered between lookup and copy
+            }
             if (r != AccessResult.OK) {
                 throw new IllegalArgumentException(String.format("inline SGE %d (lkey 0x%08x, addr 0x%x, length %d): %s",
                         i, g.lkey[i], g.addr[i], len, r));
             }
-            mr.read(g.addr[i], w.inlineArea(), at, len);
+            try {
+                mr.read(g.addr[i], w.inlineArea(), at, len);
+            } finally {
+                mr.unpin(); // held for the copy only, like every access
+            }
             at += len;
         }
         w.inlineLength = at;

@@ -133,11 +133,9 @@ final class ReadResponseStream {
         if (resource != null && counted) {
             qp.hca.counters().inc(Counter.READ_STREAMS_INTERRUPTED);
         }
-        release(mr);
         resource = null;
         mr = null;
         while (queued > 0) {
-            release(queuedMr[queueHead]);
             queuedMr[queueHead] = null;
             queuedResource[queueHead] = null;
             queueHead = (queueHead + 1) % queuedPsn.length;
@@ -226,7 +224,6 @@ final class ReadResponseStream {
 
     /** The READ in progress is done: the responder's gap, then the next queued READ, if any. */
     private void nextRead() {
-        release(mr);
         mr = null;
         resource = null;
         int nextPsn = queued > 0 ? queuedPsn[queueHead] : -1;
@@ -304,7 +301,4 @@ final class ReadResponseStream {
         return rate <= 0 ? PACE_NANOS : Math.max(PACE_NANOS, bytes * 8 * 1_000_000_000L / rate);
     }
 
-    /** Regions are not held between chunks: nothing to release. */
-    private static void release(MemoryRegion m) {
-    }
 }

@@ -31,8 +31,8 @@ public final class HcaAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HcaAgent.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
     /** Idle cycles a backoff agent spins before it yields, and yields before it blocks. */
-    static final int BACKOFF_SPINS = Integer.getInteger("rnic.agent.spins", 100);
-    static final int BACKOFF_YIELDS = Integer.getInteger("rnic.agent.yields", 50);
+    static final int BACKOFF_SPINS = 100;
+    static final int BACKOFF_YIELDS = 50;
     private static HcaAgent sharedAgent;
     /** Doorbells the ring holds; beyond that they go to the event loop's own queue. */
     static final int DOORBELLS = 4096;
