@@ -5,6 +5,7 @@ import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.udp.HcaAgent;
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.ConnectionInfo;
+import io.rnic.bench.console.Progress;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -108,6 +109,14 @@ public final class PerfRunner {
      */
     void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer) {
         PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
+        try (Progress progress = Progress.on(err)) {
+            runRounds(side, sync, round, peer, report, progress);
+        }
+        report.end();
+    }
+
+    private void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer, PerfReport report, Progress progress) {
+        String name = config.test().command();
         if (config.test().op() == PerfTest.Op.SEND) {
             side.postReceives(config.maxSize());
         }
@@ -115,10 +124,11 @@ public final class PerfRunner {
             sync.run();
             int size = config.sizes().get(0);
             if (config.test().latency()) {
-                drive(side, side.new LatencyClient(size), peer, peer == null ? null : peer.new LatencyServer(size));
+                drive(side, side.new LatencyClient(size), peer, peer == null ? null : peer.new LatencyServer(size), progress,
+                        name + " warm-up");
             } else {
                 PerfSide.BandwidthClient c = side.new BandwidthClient(size, config.warmupSecs());
-                drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size));
+                drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size), progress, name + " warm-up");
             }
             round.clientFinished = true;
             sync.run();
@@ -129,11 +139,11 @@ public final class PerfRunner {
             long packets0 = packets(side);
             if (config.test().latency()) {
                 PerfSide.LatencyClient c = side.new LatencyClient(size);
-                drive(side, c, peer, peer == null ? null : peer.new LatencyServer(size));
+                drive(side, c, peer, peer == null ? null : peer.new LatencyServer(size), progress, name + " " + size + " B");
                 report.latency(size, c.samples);
             } else {
                 PerfSide.BandwidthClient c = side.new BandwidthClient(size);
-                drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size));
+                drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size), progress, name + " " + size + " B");
                 long nanos = Math.max(1, c.end - c.start);
                 double peak = c.bestWindowNanos == Long.MAX_VALUE ? 0
                         : c.windowMessages() * (double) size / (c.bestWindowNanos / 1e9);
@@ -146,7 +156,6 @@ public final class PerfRunner {
             round.clientFinished = false;
             round.row = null;
         }
-        report.end();
     }
 
     /** The server's loop over the sizes, stepping until the client says it has finished each. */
@@ -170,7 +179,10 @@ public final class PerfRunner {
         }
     }
 
-    private static void drive(PerfSide side, PerfSide.Task client, PerfSide peer, PerfSide.Task server) {
+    private static void drive(PerfSide side, PerfSide.Task client, PerfSide peer, PerfSide.Task server, Progress progress,
+            String label) {
+        progress.start(label, client.progressTotal(), client.progressUnit());
+        int steps = 0;
         while (!client.done()) {
             int work = client.step();
             if (server != null) {
@@ -181,7 +193,11 @@ public final class PerfRunner {
             } else if (work == 0) {
                 side.idle();
             }
+            if ((++steps & 1023) == 0 && progress.enabled()) {
+                progress.update(client.progressDone());
+            }
         }
+        progress.close(); // the report's row follows on the terminal
     }
 
     /** With {@code --counters}: the side's HCA and wire counters, on stderr (stdout stays perftest's tables). */

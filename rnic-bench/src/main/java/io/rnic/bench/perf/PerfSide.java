@@ -205,6 +205,20 @@ final class PerfSide implements AutoCloseable {
         int step();
 
         boolean done();
+
+        /** How much work the task has to do, in {@link #progressUnit()}s, for a progress line. */
+        default double progressTotal() {
+            return 0;
+        }
+
+        /** How much of {@link #progressTotal()} is done. */
+        default double progressDone() {
+            return 0;
+        }
+
+        default String progressUnit() {
+            return "messages";
+        }
     }
 
     // ---------------------------------------------------------------- bandwidth
@@ -291,6 +305,21 @@ final class PerfSide implements AutoCloseable {
 
         long messages() {
             return total;
+        }
+
+        @Override
+        public double progressTotal() {
+            return deadline != Long.MAX_VALUE ? (deadline - start) / 1e9 : (double) iterations * posted.length;
+        }
+
+        @Override
+        public double progressDone() {
+            return deadline != Long.MAX_VALUE ? Math.max(0, System.nanoTime() - start) / 1e9 : total;
+        }
+
+        @Override
+        public String progressUnit() {
+            return deadline != Long.MAX_VALUE ? "s of traffic" : "messages";
         }
 
         int windowMessages() {
@@ -403,6 +432,21 @@ final class PerfSide implements AutoCloseable {
         @Override
         public boolean done() {
             return i >= samples.length;
+        }
+
+        @Override
+        public double progressTotal() {
+            return samples.length;
+        }
+
+        @Override
+        public double progressDone() {
+            return i;
+        }
+
+        @Override
+        public String progressUnit() {
+            return "iterations";
         }
     }
 

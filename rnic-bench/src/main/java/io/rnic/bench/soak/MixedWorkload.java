@@ -1,5 +1,6 @@
 package io.rnic.bench.soak;
 
+import io.rnic.bench.console.Progress;
 import io.rnic.bench.demo.DemoPair;
 import io.rnic.core.transport.RecvWorkRequest;
 import io.rnic.core.transport.SendWorkRequest;
@@ -94,6 +95,12 @@ public final class MixedWorkload {
 
     /** Runs {@code ops} operations; returns when all completed or the first error stopped the QPs. */
     public Result run(long ops) throws InterruptedException {
+        return run(ops, Progress.none());
+    }
+
+    /** {@link #run(long)}, reporting the operations completed to {@code progress}. */
+    public Result run(long ops, Progress progress) throws InterruptedException {
+        progress.start("soak", ops, "operations");
         leB.putLong(FAA_COUNTER, 0);
         while (recvPosted < WINDOW) {
             postRecv();
@@ -112,6 +119,7 @@ public final class MixedWorkload {
                 drainReceives();
                 complete(completed++, wc);
             } while (completed < posted && p.cqA.poll(wc));
+            progress.update(completed);
         }
         drainReceives();
         if (failures == 0) {
