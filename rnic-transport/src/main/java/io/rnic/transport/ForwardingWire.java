@@ -64,6 +64,16 @@ public abstract class ForwardingWire implements Wire {
     }
 
     @Override
+    public boolean virtualTime() {
+        return inner.virtualTime();
+    }
+
+    @Override
+    public boolean runUntil(java.util.function.BooleanSupplier condition, long timeoutNanos) {
+        return inner.runUntil(condition, timeoutNanos);
+    }
+
+    @Override
     public void receiver(WireReceiver receiver) {
         inner.receiver(receiver);
     }

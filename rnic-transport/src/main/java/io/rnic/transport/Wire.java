@@ -61,6 +61,24 @@ public interface Wire extends PacketSink, AutoCloseable {
     }
 
     /**
+     * True if time on this wire is virtual: it passes only while someone runs the network (the
+     * simulated network). Waiting for something on such a wire means running it with
+     * {@link #runUntil}, never blocking the thread, which is the one that would run it.
+     */
+    default boolean virtualTime() {
+        return false;
+    }
+
+    /**
+     * On a {@linkplain #virtualTime virtual-time} wire, runs the network until {@code condition}
+     * holds, nothing is left to happen, or {@code timeoutNanos} of virtual time have passed; on
+     * any other wire, only looks. Returns whether {@code condition} holds.
+     */
+    default boolean runUntil(java.util.function.BooleanSupplier condition, long timeoutNanos) {
+        return condition.getAsBoolean();
+    }
+
+    /**
      * The seed a run on this wire is fixed by, for what the device on it draws at random (memory
      * keys), or empty on a real network, where keys should not be guessable. The simulated
      * network derives one from its own seed, so the same seed gives the same bytes.

@@ -29,6 +29,12 @@ public final class CompletionChannel {
      * {@code null} on timeout ({@code ibv_get_cq_event}).
      */
     public CompletionQueue getEvent(long timeoutNanos) throws InterruptedException {
+        RdmaDevice simulated = virtualTime();
+        if (simulated != null) {
+            // The thread that waits is the one that runs the simulated network: run it.
+            simulated.wire().runUntil(this::hasEvent, timeoutNanos);
+            return pollEvent();
+        }
         RdmaDevice driver = callerDriven();
         if (driver == null) {
             return waitForEvent(timeoutNanos);
@@ -49,6 +55,20 @@ public final class CompletionChannel {
             }
             driver.progress(Math.min(left, 1_000_000));
         }
+    }
+
+    /** The device of a registered CQ on a virtual-time wire (the simulated network), or null. */
+    private RdmaDevice virtualTime() {
+        for (CompletionQueue cq : owners.values()) {
+            if (cq.device().wire().virtualTime()) {
+                return cq.device();
+            }
+        }
+        return null;
+    }
+
+    private synchronized boolean hasEvent() {
+        return !events.isEmpty();
     }
 
     /** The device of a registered CQ that its application's thread drives, or null. */

@@ -14,6 +14,7 @@ public final class CompletionQueue implements AutoCloseable {
     /** A blocking duty cycle wakes at least this often to look at the clock. */
     private static final long MAX_DRIVE_WAIT_NANOS = 1_000_000;
     private final boolean callerDriven;
+    private final boolean virtualTime;
     private volatile boolean closed;
 
     CompletionQueue(RdmaDevice device, io.rnic.core.transport.CompletionQueue core, CompletionChannel channel) {
@@ -21,6 +22,7 @@ public final class CompletionQueue implements AutoCloseable {
         this.core = core;
         this.channel = channel;
         this.callerDriven = device.isCallerDriven();
+        this.virtualTime = device.wire().virtualTime();
         if (channel != null) {
             channel.register(this);
         }
@@ -46,12 +48,17 @@ public final class CompletionQueue implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code timeoutNanos} until a completion is waiting (real wires only). A device
-     * driven by its application's thread runs its duty cycles meanwhile, idling between them as
-     * its agent's idle strategy says.
+     * Waits up to {@code timeoutNanos} until a completion is waiting; returns whether one is. A
+     * device driven by its application's thread runs its duty cycles meanwhile, idling between
+     * them as its agent's idle strategy says. On the simulated network the wait runs the
+     * network's virtual time instead (up to {@code timeoutNanos} of it, or until nothing is left
+     * to happen), so the same call serves a test on either wire.
      */
     public boolean await(long timeoutNanos) throws InterruptedException {
         checkOpen();
+        if (virtualTime) {
+            return device.wire().runUntil(() -> core.size() > 0, timeoutNanos);
+        }
         if (!callerDriven) {
             return core.await(timeoutNanos);
         }

@@ -42,6 +42,17 @@ public final class SimWire extends AbstractWire {
         return java.util.OptionalLong.of(network.deviceSeed(local));
     }
 
+    @Override
+    public boolean virtualTime() {
+        return true;
+    }
+
+    /** Runs the whole network's virtual time (every wire on it moves together). */
+    @Override
+    public boolean runUntil(java.util.function.BooleanSupplier condition, long timeoutNanos) {
+        return network.scheduler().runUntil(condition, timeoutNanos);
+    }
+
     /** Unacknowledged streams leave at the network's default link rate. */
     @Override
     public long paceBitsPerSecond() {
