@@ -33,6 +33,12 @@ public enum Counter {
     RCVD_ADDR_MISMATCH("rcvd_addr_mismatch"),
     /** Requests or responses the state machines dropped silently (ghost or stale responses...). */
     RCVD_DROPPED("rcvd_dropped"),
+    /**
+     * Exceptions the HCA caught on its protocol thread (a bug, never a peer's fault): a packet
+     * dropped after an internal error (also counted in {@code rcvd_dropped}), or work owed at the
+     * end of a receive batch that failed. Zero in a healthy run, whatever the peers send.
+     */
+    INTERNAL_ERRORS("internal_errors"),
     ACKS_SENT("acks_sent"),
     NAKS_SENT("naks_sent"),
     RCVD_NAKS("rcvd_naks"),

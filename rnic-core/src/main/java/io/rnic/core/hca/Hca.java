@@ -239,6 +239,7 @@ public final class Hca {
             receive(buf, source, destination);
         } catch (RuntimeException e) {
             counters.inc(Counter.RCVD_DROPPED);
+            counters.inc(Counter.INTERNAL_ERRORS);
             // A bug, not a peer's fault; but a peer could repeat the packet: warn a few times only.
             if (internalErrors++ < 10) {
                 LOG.warn("dropped a packet from {} after an internal error", source, e);
@@ -268,6 +269,7 @@ public final class Hca {
             try {
                 t.run();
             } catch (RuntimeException e) {
+                counters.inc(Counter.INTERNAL_ERRORS);
                 if (internalErrors++ < 10) {
                     LOG.warn("work owed at the end of a receive batch failed", e);
                 }
