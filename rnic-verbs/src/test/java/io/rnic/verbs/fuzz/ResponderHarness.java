@@ -2,6 +2,7 @@ package io.rnic.verbs.fuzz;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.rnic.core.hca.Counter;
 import io.rnic.core.memory.AccessFlags;
 import io.rnic.core.packet.Opcode;
 import io.rnic.core.packet.OpcodeTable;
@@ -247,6 +248,11 @@ final class ResponderHarness implements AutoCloseable {
         if (net.scheduler().errors() != 0) {
             throw new AssertionError("an exception escaped the event loop after " + inputs + " inputs",
                     net.scheduler().lastError());
+        }
+        long internal = a.counters().get(Counter.INTERNAL_ERRORS) + b.counters().get(Counter.INTERNAL_ERRORS);
+        if (internal != 0) {
+            // The HCA caught it (and logged it): still a bug that a packet could provoke.
+            throw new AssertionError(internal + " internal errors in the HCAs after " + inputs + " inputs (see the log)");
         }
         assertUntouched("canary (B's PD, no remote rights)", canaryBuf, canarySnapshot);
         assertUntouched("region of another PD", otherPdBuf, otherPdSnapshot);
