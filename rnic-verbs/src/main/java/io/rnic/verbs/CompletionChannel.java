@@ -14,6 +14,13 @@ public final class CompletionChannel {
             new java.util.concurrent.ConcurrentHashMap<>();
     private long delivered;
 
+    /**
+     * Creates a channel that belongs to no device: CQs of several devices may report to one
+     * channel. {@link RdmaDevice#createCompletionChannel()} is the verbs-style way to get one.
+     */
+    public CompletionChannel() {
+    }
+
     void register(CompletionQueue cq) {
         owners.put(cq.core, cq);
     }
@@ -25,8 +32,15 @@ public final class CompletionChannel {
     }
 
     /**
-     * Waits up to {@code timeoutNanos} for a notification and returns the CQ it is for, or
-     * {@code null} on timeout ({@code ibv_get_cq_event}).
+     * Waits for the next notification ({@code ibv_get_cq_event}). Each notification answers one
+     * {@link CompletionQueue#requestNotify}; re-arm the CQ before polling it empty, or a
+     * completion that arrives in between raises no event. If a CQ reporting here belongs to a
+     * device driven by its application's thread, this thread runs that device's duty cycles
+     * while it waits.
+     *
+     * @param timeoutNanos how long to wait at most, in nanoseconds
+     * @return the completion queue the notification is for, or {@code null} if none came in time
+     * @throws InterruptedException if the thread is interrupted while waiting
      */
     public CompletionQueue getEvent(long timeoutNanos) throws InterruptedException {
         RdmaDevice simulated = virtualTime();
@@ -93,13 +107,23 @@ public final class CompletionChannel {
         return owners.get(events.poll());
     }
 
-    /** The next notification if one is waiting, without blocking. */
+    /**
+     * Takes the next notification if one is waiting, without blocking and without driving any
+     * device.
+     *
+     * @return the completion queue the notification is for, or {@code null} if none is waiting
+     */
     public synchronized CompletionQueue pollEvent() {
         io.rnic.core.transport.CompletionQueue cq = events.poll();
         return cq == null ? null : owners.get(cq);
     }
 
-    /** Notifications delivered so far. */
+    /**
+     * Counts the notifications delivered to this channel, taken or not, for tests and tools
+     * that check a CQ was armed as often as it fired.
+     *
+     * @return notifications delivered since the channel was created
+     */
     public synchronized long eventsDelivered() {
         return delivered;
     }

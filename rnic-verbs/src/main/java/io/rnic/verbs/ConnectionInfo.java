@@ -11,6 +11,17 @@ package io.rnic.verbs;
  * @param rkey    R_Key of its exposed region, or 0
  */
 public record ConnectionInfo(Gid gid, int qpn, int psn, long address, int rkey) {
+    /**
+     * Checks the fields: a GID is required, and the QP number and PSN are 24-bit values.
+     *
+     * @param gid     the side's GID
+     * @param qpn     its QP number
+     * @param psn     its starting send PSN
+     * @param address virtual address of its exposed region, or 0
+     * @param rkey    R_Key of its exposed region, or 0
+     * @throws IllegalArgumentException if {@code gid} is null or {@code qpn} or {@code psn} does
+     *     not fit in 24 bits
+     */
     public ConnectionInfo {
         if (gid == null) {
             throw new IllegalArgumentException("gid is required");
@@ -20,12 +31,23 @@ public record ConnectionInfo(Gid gid, int qpn, int psn, long address, int rkey) 
         }
     }
 
-    /** One text line: {@code gid-hex qpn-hex psn-hex address-hex rkey-hex}. */
+    /**
+     * Formats the information as the one text line {@link Connections#serve} and
+     * {@link Connections#dial} exchange, the same fields rdma-core's pingpong examples send.
+     *
+     * @return {@code gid-hex qpn-hex psn-hex address-hex rkey-hex}, without a line terminator
+     */
     public String toLine() {
         return String.format("%s %06x %06x %016x %08x", gid.toHex(), qpn, psn, address, rkey);
     }
 
-    /** Parses {@link #toLine()}. */
+    /**
+     * Parses a line written by {@link #toLine()}.
+     *
+     * @param line the received line, surrounding white space allowed
+     * @return the peer's connection information
+     * @throws IllegalArgumentException if {@code line} is null (the peer hung up) or malformed
+     */
     public static ConnectionInfo parse(String line) {
         if (line == null) {
             throw new IllegalArgumentException("no connection information received");

@@ -17,7 +17,12 @@ public final class Gid {
         this.raw = raw;
     }
 
-    /** The GID of an IP address. */
+    /**
+     * The RoCEv2 GID of an IP address.
+     *
+     * @param ip an IPv4 address (mapped to {@code ::ffff:a.b.c.d}) or an IPv6 address
+     * @return the GID
+     */
     public static Gid of(InetAddress ip) {
         byte[] g = new byte[16];
         if (ip instanceof Inet4Address) {
@@ -30,7 +35,13 @@ public final class Gid {
         return new Gid(g);
     }
 
-    /** A GID from its 16 bytes. */
+    /**
+     * A GID from its 16 bytes, in network order.
+     *
+     * @param bytes the 16 bytes; copied
+     * @return the GID
+     * @throws IllegalArgumentException if {@code bytes} is null or not 16 bytes long
+     */
     public static Gid of(byte[] bytes) {
         if (bytes == null || bytes.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, got " + (bytes == null ? "null" : bytes.length));
@@ -38,7 +49,13 @@ public final class Gid {
         return new Gid(bytes.clone());
     }
 
-    /** Parses 32 hex digits, the form libibverbs examples exchange (reference §11.1). */
+    /**
+     * Parses 32 hex digits, the form libibverbs examples exchange (reference §11.1).
+     *
+     * @param hex 32 hex digits, either case, no separators
+     * @return the GID
+     * @throws IllegalArgumentException if {@code hex} is not 32 hex digits
+     */
     public static Gid parseHex(String hex) {
         if (hex == null || !hex.matches("[0-9a-fA-F]{32}")) {
             throw new IllegalArgumentException("a GID is 32 hex digits, got \"" + hex + "\"");
@@ -50,11 +67,20 @@ public final class Gid {
         return new Gid(g);
     }
 
+    /**
+     * The GID's 16 bytes, in network order, as a GRH carries them.
+     *
+     * @return a fresh copy of the bytes
+     */
     public byte[] bytes() {
         return raw.clone();
     }
 
-    /** The IP address this GID stands for (IPv4 for a mapped GID). */
+    /**
+     * The IP address this GID stands for: where RoCEv2 packets to it are sent.
+     *
+     * @return an IPv4 address for an IPv4-mapped GID, else the IPv6 address
+     */
     public InetAddress toInetAddress() {
         try {
             boolean mapped = true;
@@ -71,7 +97,11 @@ public final class Gid {
         }
     }
 
-    /** 32 lower-case hex digits. */
+    /**
+     * Formats the GID as {@link #parseHex} reads it.
+     *
+     * @return 32 lower-case hex digits
+     */
     public String toHex() {
         StringBuilder sb = new StringBuilder(32);
         for (byte b : raw) {

@@ -69,12 +69,28 @@ public final class RdmaDevice implements AutoCloseable {
         });
     }
 
-    /** Opens a device on {@code wire} with the default configuration. */
+    /**
+     * Opens a device on {@code wire} with the default configuration
+     * ({@link DeviceConfig#defaults()}). The device owns the wire and closes it.
+     *
+     * @param wire the wire the device sends and receives RoCEv2 packets through; its local
+     *             address is the device's GID
+     * @return the open device
+     * @throws NullPointerException if {@code wire} is null
+     */
     public static RdmaDevice open(Wire wire) {
         return open(wire, DeviceConfig.defaults());
     }
 
-    /** Opens a device on {@code wire}. The device owns the wire and closes it. */
+    /**
+     * Opens a device on {@code wire}. The device owns the wire and closes it.
+     *
+     * @param wire   the wire the device sends and receives RoCEv2 packets through; its local
+     *               address is the device's GID
+     * @param config limits, P_Key table, ICRC policy and memory key source
+     * @return the open device
+     * @throws NullPointerException if {@code wire} or {@code config} is null
+     */
     public static RdmaDevice open(Wire wire, DeviceConfig config) {
         java.util.Objects.requireNonNull(wire, "wire");
         java.util.Objects.requireNonNull(config, "config");
@@ -90,60 +106,126 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
-    /** Adds a listener of asynchronous events (CQ overflow, QP errors, SQ drained, ...). */
+    /**
+     * Adds a listener of asynchronous events ({@code ibv_get_async_event}): CQ overflow, QP
+     * errors, SQ drained, SRQ limit reached, last WQE reached. Listeners run on the thread that
+     * raised the event, usually the protocol thread: keep them short.
+     *
+     * @param listener called once per event
+     * @throws NullPointerException if {@code listener} is null
+     */
     public void addAsyncEventListener(Consumer<AsyncEvent> listener) {
         listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
-    /** Events raised while no listener was registered. */
+    /**
+     * The events raised while no listener was registered, so that none is lost before the
+     * application adds one.
+     *
+     * @return a snapshot of those events, oldest first
+     */
     public List<AsyncEvent> unhandledEvents() {
         return List.copyOf(unhandled);
     }
 
-    /** The wire this device is attached to. */
+    /**
+     * The wire this device is attached to: its local address, its protocol thread's scheduler,
+     * and its taps for capturing packets.
+     *
+     * @return the wire
+     */
     public Wire wire() {
         return wire;
     }
 
-    /** The protocol core (for tests and tools). */
+    /**
+     * The protocol core behind the device, for tests and tools that look below the verbs API
+     * (key table, QP table, ICRC policy). Changing it behind the API's back is unsupported.
+     *
+     * @return the emulated HCA
+     */
     public Hca hca() {
         return hca;
     }
 
-    /** The device's counters, with rxe's names where they exist. */
+    /**
+     * The device's counters, with rxe's names where they exist ({@code sent_pkts},
+     * {@code retry_exceeded_err}, ...) and counters of its own (NAKs sent, local ACK timeouts,
+     * packets dropped by cause).
+     *
+     * @return the live counters
+     */
     public Counters counters() {
         return hca.counters();
     }
 
+    /**
+     * What the device supports ({@code ibv_query_device}), from its configured limits.
+     *
+     * @return the device attributes
+     */
     public DeviceAttributes queryDevice() {
         var l = config.limits();
         return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCqe(), l.maxCqe(), l.maxMr(),
                 l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16, l.maxQpWr(), l.maxSge());
     }
 
+    /**
+     * What its one port reports ({@code ibv_query_port} for port 1), with the GID table.
+     *
+     * @return the port attributes
+     */
     public PortAttributes queryPort() {
         var l = config.limits();
         return new PortAttributes("ACTIVE", l.maxMtu(), l.activeMtu(), List.of(gid()), config.pkeys().size(),
                 l.maxMessageSize());
     }
 
-    /** GID index 0: the RoCEv2 GID of the device's address. */
+    /**
+     * The device's GID at index 0: the RoCEv2 GID of the wire's local address, which peers
+     * address the device by.
+     *
+     * @return the GID
+     */
     public Gid gid() {
         return Gid.of(wire.localAddress().getAddress());
     }
 
-    /** Allocates a protection domain. */
+    /**
+     * Allocates a protection domain ({@code ibv_alloc_pd}).
+     *
+     * @return the new PD
+     * @throws IllegalStateException if the device is closed
+     */
     public ProtectionDomain allocPd() {
         checkOpen();
         return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
     }
 
-    /** Creates a completion queue with room for {@code cqe} completions. */
+    /**
+     * Creates a completion queue with room for {@code cqe} completions and no completion channel
+     * ({@code ibv_create_cq}).
+     *
+     * @param cqe the capacity, 1 to the device's {@code max_cqe}
+     * @return the new CQ
+     * @throws IllegalArgumentException if {@code cqe} is out of range
+     * @throws IllegalStateException if the device is closed
+     */
     public CompletionQueue createCq(int cqe) {
         return createCq(cqe, null);
     }
 
-    /** Creates a completion queue whose notifications go to {@code channel} (may be null). */
+    /**
+     * Creates a completion queue whose notifications go to {@code channel}
+     * ({@code ibv_create_cq} with a {@code channel}).
+     *
+     * @param cqe     the capacity, 1 to the device's {@code max_cqe}
+     * @param channel where notifications armed by {@link CompletionQueue#requestNotify} go, or
+     *                {@code null} for none
+     * @return the new CQ
+     * @throws IllegalArgumentException if {@code cqe} is out of range
+     * @throws IllegalStateException if the device is closed
+     */
     public CompletionQueue createCq(int cqe, CompletionChannel channel) {
         checkOpen();
         if (cqe < 1 || cqe > config.limits().maxCqe()) {
@@ -160,7 +242,13 @@ public final class RdmaDevice implements AutoCloseable {
         return cq;
     }
 
-    /** Creates a completion channel ({@code ibv_create_comp_channel}). */
+    /**
+     * Creates a completion channel ({@code ibv_create_comp_channel}), for threads that wait for
+     * completions instead of polling.
+     *
+     * @return the new channel
+     * @throws IllegalStateException if the device is closed
+     */
     public CompletionChannel createCompletionChannel() {
         checkOpen();
         return new CompletionChannel();
@@ -203,19 +291,31 @@ public final class RdmaDevice implements AutoCloseable {
      * its application (a UDP wire on an invoker {@code HcaAgent}), first waiting up to
      * {@code waitNanos} for work (0: until there is some; -1: not at all). Polling and waiting on
      * the device's completion queues call it; an application that waits for something else
-     * (memory it expects a peer to write) calls it in its loop. Returns the work done; 0 on a
-     * device with a thread of its own.
+     * (memory it expects a peer to write) calls it in its loop.
+     *
+     * @param waitNanos how long to wait for work first: a positive time in nanoseconds, 0 to wait
+     *                  until there is some, -1 not to wait
+     * @return the work done (packets and timers handled); 0 on a device with a thread of its own
      */
     public int progress(long waitNanos) {
         return wire.progress(waitNanos);
     }
 
-    /** True if the device's wire is driven by the application's thread (see {@link #progress}). */
+    /**
+     * Tells whether the device's wire is driven by the application's thread (see
+     * {@link #progress}), rather than by a thread of its own.
+     *
+     * @return true for a caller-driven device
+     */
     public boolean isCallerDriven() {
         return wire.callerDriven();
     }
 
-    /** True once {@link #close} has run. */
+    /**
+     * Tells whether {@link #close} has run.
+     *
+     * @return true once the device is closed
+     */
     public boolean isClosed() {
         return closed;
     }

@@ -21,18 +21,29 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.core = core;
     }
 
-    /** The SRQ number ({@code ibv_get_srq_num}). */
+    /**
+     * The SRQ number ({@code ibv_get_srq_num}), which asynchronous events name.
+     *
+     * @return the SRQ number
+     */
     public int srqn() {
         return core.srqn();
     }
 
+    /**
+     * The protection domain the queue was created in; its receive WQEs name regions of it.
+     *
+     * @return the protection domain
+     */
     public ProtectionDomain pd() {
         return pd;
     }
 
     /**
-     * Posts a receive work request ({@code ibv_post_srq_recv}).
+     * Posts a receive work request ({@code ibv_post_srq_recv}). The request is copied:
+     * {@code wr} may be reused at once.
      *
+     * @param wr the work request
      * @throws IllegalStateException if the queue is full or destroyed
      * @throws IllegalArgumentException for a null request or too many SGEs
      */
@@ -43,7 +54,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
         core.post(wr);
     }
 
-    /** The attributes in force ({@code ibv_query_srq}); the limit reads 0 once its event fired. */
+    /**
+     * Reads the attributes in force ({@code ibv_query_srq}).
+     *
+     * @return the queue's size, SGEs per WQE and limit; the limit reads 0 once its event fired
+     */
     public SrqAttributes query() {
         return new SrqAttributes(core.maxWr(), core.maxSge(), core.limit());
     }
@@ -51,6 +66,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * Resizes the queue ({@code IBV_SRQ_MAX_WR}); it keeps every posted WQE.
      *
+     * @param maxWr the new number of receive WQEs the queue holds
      * @throws IllegalArgumentException if {@code maxWr} is out of range, below the WQEs posted or
      *     held by messages, or below the armed limit
      */
@@ -63,6 +79,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * Arms the limit ({@code IBV_SRQ_LIMIT}): {@code SRQ_LIMIT_REACHED} fires once when the posted
      * WQEs drop below it; 0 disarms.
      *
+     * @param limit the number of posted WQEs to fire below, or 0
      * @throws IllegalArgumentException if the limit is negative or exceeds max_wr
      */
     public void armLimit(int limit) {
@@ -72,7 +89,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
         core.modify(-1, limit);
     }
 
-    /** Both at once ({@code ibv_modify_srq} with {@code IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT}). */
+    /**
+     * Resizes the queue and arms its limit in one step ({@code ibv_modify_srq} with
+     * {@code IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT}).
+     *
+     * @param maxWr the new number of receive WQEs the queue holds
+     * @param limit the number of posted WQEs to fire {@code SRQ_LIMIT_REACHED} below, or 0
+     * @throws IllegalArgumentException as {@link #resize} and {@link #armLimit} do
+     */
     public void modify(int maxWr, int limit) {
         checkMaxWr(maxWr);
         if (limit < 0) {

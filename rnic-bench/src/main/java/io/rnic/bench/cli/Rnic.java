@@ -11,6 +11,8 @@ import java.util.Map;
  * The {@code rnic} command-line tool: {@code rnic <command> [args]}. This class only dispatches;
  * each command is a {@link Command}, and adding one is a single line in {@link #builtIn()}.
  *
+ * <p>{@code rnic --version} is {@code rnic version}.
+ *
  * <p>Exit statuses: whatever the command returns (0 success, 1 problems found, 2 usage error or
  * unreadable input); 2 for an unknown command; 70 ({@code EX_SOFTWARE}) if a command fails with
  * an unexpected exception, so that a bug is never mistaken for a verdict.
@@ -39,6 +41,7 @@ public final class Rnic {
         list.add(new PingpongCommand());
         list.add(new PerfCommand());
         list.add(new UdpProbeCommand());
+        list.add(new VersionCommand());
         return list;
     }
 
@@ -59,6 +62,9 @@ public final class Rnic {
         if (first.equals("-h") || first.equals("--help")) {
             out.print(overview());
             return 0;
+        }
+        if (first.equals("--version")) {
+            return new VersionCommand().run(Arrays.copyOfRange(args, 1, args.length), out, err);
         }
         if (first.equals("help")) {
             if (args.length == 1) {
