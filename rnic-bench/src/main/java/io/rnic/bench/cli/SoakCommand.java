@@ -70,10 +70,11 @@ public final class SoakCommand extends ParsedCommand {
         RcOptions o = RcOptions.defaults().withRetry(timeout, 7, 7);
         long wall = System.nanoTime();
         try (DemoPair p = new DemoPair(udp, ipA, ipB, 4791, seed, o, null, udp ? faults.wrapper(seed) : Function.identity(),
-                udp ? null : faults.simSetup());
-                Progress progress = Progress.on(err)) {
-            MixedWorkload.Result r = new MixedWorkload(p, seed).run(ops, progress);
-            progress.close();
+                udp ? null : faults.simSetup())) {
+            MixedWorkload.Result r;
+            try (Progress progress = Progress.on(err)) {
+                r = new MixedWorkload(p, seed).run(ops, progress);
+            }
             double secs = (System.nanoTime() - wall) / 1e9;
             out.printf("%d operations (%d SEND, %d WRITE, %d READ, %d CMP_SWAP, %d FETCH_ADD) in %.1f s%s%n", r.ops(), r.sends(),
                     r.writes(), r.reads(), r.compareSwaps(), r.fetchAdds(), secs,

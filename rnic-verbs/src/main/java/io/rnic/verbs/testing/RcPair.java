@@ -103,12 +103,23 @@ public final class RcPair implements AutoCloseable {
         }
     }
 
-    /** A pair on a new simulated network fixed by {@code seed} (addresses 10.0.0.1 and 10.0.0.2), with default RC options. */
+    /**
+     * A pair on a new simulated network (addresses 10.0.0.1 and 10.0.0.2), with default RC options.
+     *
+     * @param seed fixes the network's faults and the devices' keys: the same seed gives the same bytes
+     * @return the connected pair; close it to close the network
+     */
     public static RcPair simulated(long seed) {
         return simulated(seed, RcOptions.defaults());
     }
 
-    /** A pair on a new simulated network fixed by {@code seed}, connected with {@code options}. */
+    /**
+     * A pair on a new simulated network, connected with the given options.
+     *
+     * @param seed fixes the network's faults and the devices' keys
+     * @param options the RC attributes both QPs are connected with (MTU, timeouts, retry counts)
+     * @return the connected pair; close it to close the network
+     */
     public static RcPair simulated(long seed, RcOptions options) {
         SimNetwork net = new SimNetwork(seed);
         try {
@@ -120,8 +131,12 @@ public final class RcPair implements AutoCloseable {
     }
 
     /**
-     * A pair over UDP on loopback: A on {@code ipA}, B on {@code ipB} (for example 127.0.0.2 and
-     * 127.0.0.3), both on the RoCE port, each with a thread of its own.
+     * A pair over UDP on loopback, both on the RoCE port, each with a thread of its own.
+     *
+     * @param ipA A's address, for example 127.0.0.2
+     * @param ipB B's address, for example 127.0.0.3
+     * @param options the RC attributes both QPs are connected with
+     * @return the connected pair; close it to close both wires
      */
     public static RcPair udp(String ipA, String ipB, RcOptions options) {
         UdpWire wa = UdpWire.bind(ipA).open();
@@ -135,17 +150,31 @@ public final class RcPair implements AutoCloseable {
         return new RcPair(null, wa, wb, System.nanoTime(), options);
     }
 
-    /** The simulated network, or {@code null} on UDP. */
+    /**
+     * The simulated network, for its scheduler and links.
+     *
+     * @return the network, or {@code null} on UDP
+     */
     public SimNetwork network() {
         return network;
     }
 
-    /** The simulated link from A to B, where faults for A's packets go; throws on UDP. */
+    /**
+     * The simulated link from A to B, where faults for A's packets go.
+     *
+     * @return the link direction A to B
+     * @throws IllegalStateException on UDP, which has no simulated links
+     */
     public LinkDirection aToB() {
         return direction(a, b);
     }
 
-    /** The simulated link from B to A (B's responses and ACKs); throws on UDP. */
+    /**
+     * The simulated link from B to A: B's responses and ACKs.
+     *
+     * @return the link direction B to A
+     * @throws IllegalStateException on UDP, which has no simulated links
+     */
     public LinkDirection bToA() {
         return direction(b, a);
     }
@@ -157,85 +186,163 @@ public final class RcPair implements AutoCloseable {
         return network.direction((SimWire) from.device.wire(), (SimWire) to.device.wire());
     }
 
-    /** HCA A. */
+    /**
+     * HCA A, the side tests usually post requests on.
+     *
+     * @return device A
+     */
     public RdmaDevice a() {
         return a.device;
     }
 
-    /** HCA B. */
+    /**
+     * HCA B, the side tests usually aim requests at.
+     *
+     * @return device B
+     */
     public RdmaDevice b() {
         return b.device;
     }
 
-    /** A's RC QP, connected to B's. */
+    /**
+     * A's RC QP, connected to B's.
+     *
+     * @return A's QP
+     */
     public QueuePair qpA() {
         return a.qp;
     }
 
-    /** B's RC QP, connected to A's. */
+    /**
+     * B's RC QP, connected to A's.
+     *
+     * @return B's QP
+     */
     public QueuePair qpB() {
         return b.qp;
     }
 
-    /** A's completion queue (send and receive). */
+    /**
+     * A's completion queue, for both its send and its receive completions.
+     *
+     * @return A's CQ
+     */
     public CompletionQueue cqA() {
         return a.cq;
     }
 
-    /** B's completion queue (send and receive). */
+    /**
+     * B's completion queue, for both its send and its receive completions.
+     *
+     * @return B's CQ
+     */
     public CompletionQueue cqB() {
         return b.cq;
     }
 
-    /** A's registered buffer. */
+    /**
+     * A's registered region: {@link #BUFFER_BYTES} bytes with every access right.
+     *
+     * @return A's memory region
+     */
     public MemoryRegion mrA() {
         return a.mr;
     }
 
-    /** B's registered buffer. */
+    /**
+     * B's registered region: {@link #BUFFER_BYTES} bytes with every access right.
+     *
+     * @return B's memory region
+     */
     public MemoryRegion mrB() {
         return b.mr;
     }
 
-    /** The memory behind {@link #mrA()}: write what A sends, read what A received. */
+    /**
+     * The memory behind {@link #mrA()}: write what A sends, read what A received.
+     *
+     * @return A's buffer (direct, absolute indexing)
+     */
     public ByteBuffer bufferA() {
         return a.buffer;
     }
 
-    /** The memory behind {@link #mrB()}. */
+    /**
+     * The memory behind {@link #mrB()}: read what landed at B.
+     *
+     * @return B's buffer (direct, absolute indexing)
+     */
     public ByteBuffer bufferB() {
         return b.buffer;
     }
 
-    /** A signaled RDMA WRITE of {@code length} bytes from A's buffer at {@code offset} to B's at the same offset. */
+    /**
+     * A signaled RDMA WRITE from A's buffer to B's at the same offset, to post on {@link #qpA()}.
+     *
+     * @param wrId the work request id its completion carries
+     * @param offset where in both buffers
+     * @param length how many bytes
+     * @return a new work request
+     */
     public SendWorkRequest write(long wrId, int offset, int length) {
         return new SendWorkRequest().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                 .sge(a.mr.address() + offset, length, a.mr.lkey()).rdma(b.mr.address() + offset, b.mr.rkey());
     }
 
-    /** A signaled RDMA READ of {@code length} bytes from B's buffer at {@code offset} into A's at the same offset. */
+    /**
+     * A signaled RDMA READ from B's buffer into A's at the same offset, to post on {@link #qpA()}.
+     *
+     * @param wrId the work request id its completion carries
+     * @param offset where in both buffers
+     * @param length how many bytes
+     * @return a new work request
+     */
     public SendWorkRequest read(long wrId, int offset, int length) {
         return new SendWorkRequest().wrId(wrId).opcode(WrOpcode.RDMA_READ).signaled(true)
                 .sge(a.mr.address() + offset, length, a.mr.lkey()).rdma(b.mr.address() + offset, b.mr.rkey());
     }
 
-    /** A signaled SEND of {@code length} bytes from A's buffer at {@code offset}. */
+    /**
+     * A signaled SEND from A's buffer, to post on {@link #qpA()}; B needs a posted receive.
+     *
+     * @param wrId the work request id its completion carries
+     * @param offset where in A's buffer the message starts
+     * @param length how many bytes
+     * @return a new work request
+     */
     public SendWorkRequest send(long wrId, int offset, int length) {
         return new SendWorkRequest().wrId(wrId).opcode(WrOpcode.SEND).signaled(true)
                 .sge(a.mr.address() + offset, length, a.mr.lkey());
     }
 
-    /** A receive of up to {@code length} bytes into B's buffer at {@code offset}, to post on {@link #qpB()}. */
+    /**
+     * A receive into B's buffer, to post on {@link #qpB()}.
+     *
+     * @param wrId the work request id its completion carries
+     * @param offset where in B's buffer the message lands
+     * @param length the largest message it takes
+     * @return a new receive work request
+     */
     public RecvWorkRequest recv(long wrId, int offset, int length) {
         return new RecvWorkRequest().wrId(wrId).sge(b.mr.address() + offset, length, b.mr.lkey());
     }
 
-    /** {@link #await(CompletionQueue, int)} on A's completion queue. */
+    /**
+     * {@link #await(CompletionQueue, int)} on A's completion queue.
+     *
+     * @param n how many completions to wait for
+     * @return the completions, in order
+     */
     public List<WorkCompletion> awaitA(int n) {
         return await(a.cq, n);
     }
 
-    /** {@link #await(CompletionQueue, int)} on B's completion queue. */
+    /**
+     * {@link #await(CompletionQueue, int)} on B's completion queue.
+     *
+     * @param n how many completions to wait for
+     * @return the completions, in order
+     */
     public List<WorkCompletion> awaitB(int n) {
         return await(b.cq, n);
     }
@@ -245,6 +352,11 @@ public final class RcPair implements AutoCloseable {
      * order). On the simulated network this runs virtual time; on UDP it waits in real time. Throws
      * {@link IllegalStateException} naming both HCAs' counters if they do not arrive within
      * {@link #AWAIT_NANOS} (or the simulated network runs out of things to do).
+     *
+     * @param cq the completion queue, {@link #cqA()} or {@link #cqB()}
+     * @param n how many completions to wait for
+     * @return the completions, in order
+     * @throws IllegalStateException if they do not all arrive in time
      */
     public List<WorkCompletion> await(CompletionQueue cq, int n) {
         List<WorkCompletion> out = new ArrayList<>(n);
