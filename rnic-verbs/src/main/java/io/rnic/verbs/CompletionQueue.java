@@ -148,10 +148,11 @@ public final class CompletionQueue implements AutoCloseable {
         if (closed) {
             return;
         }
-        device.forget(this);
         if (core.isInUse()) {
+            // Refused: the device keeps it, so closing the device still wakes its waiters.
             throw new IllegalStateException("completion queue " + core.id() + " is in use by a QP");
         }
+        device.forget(this);
         closed = true;
         core.destroy();
     }

@@ -94,4 +94,30 @@ class ClosedObjectsTest {
             pd.close();
         }
     }
+
+    @Test
+    void aCqWhoseCloseWasRefusedIsStillWokenAndDestroyedByTheDeviceClose() throws Exception {
+        try (io.rnic.transport.udp.UdpWire w = io.rnic.transport.udp.UdpWire.bind("127.0.87.212").open()) {
+            RdmaDevice d = RdmaDevice.open(w);
+            ProtectionDomain pd = d.allocPd();
+            CompletionQueue cq = d.createCq(16);
+            QueuePair qp = pd.createQp(QpInitAttributes.rc(cq, cq));
+            IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, cq::close);
+            assertTrue(refused.getMessage().contains("in use by a QP"), refused.getMessage());
+            java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return cq.await(60_000_000_000L);
+                } catch (InterruptedException e) {
+                    return null;
+                }
+            });
+            d.close();
+            assertEquals(false, waiter.get(30, java.util.concurrent.TimeUnit.SECONDS),
+                    "the device still owned the CQ whose close was refused, and woke its waiter");
+            qp.close();
+            cq.close();
+            assertTrue(cq.isClosed());
+            pd.close();
+        }
+    }
 }

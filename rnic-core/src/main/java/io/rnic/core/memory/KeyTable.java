@@ -133,10 +133,10 @@ public final class KeyTable {
     }
 
     /**
-     * Deregisters {@code mr}: invalidates it, frees its index for reuse and releases its PD.
+     * Deregisters {@code mr}: invalidates it (waiting for a copy in progress to finish, never for
+     * a request that merely named the region), frees its index for reuse and releases its PD.
      *
-     * @throws IllegalStateException if an operation has the region pinned (it stays registered),
-     *     or if {@code mr} is not registered in this table
+     * @throws IllegalStateException if {@code mr} is not registered in this table, or already deregistered
      */
     public synchronized void deregister(MemoryRegion mr) {
         int index = mr.index();
