@@ -255,6 +255,8 @@ public final class CreditChannel implements AutoCloseable {
     private long stalls;
     private long reads;
     private long writes;
+    private int maxReadsInFlight;
+    private int maxWritesInFlight;
 
     private CreditChannel(ProtectionDomain pd, Config config) {
         this.config = config;
@@ -581,6 +583,11 @@ public final class CreditChannel implements AutoCloseable {
                 if (inFlight.size() < (t.read() ? config.readWr() : config.writeWr())) {
                     transfers.poll();
                     inFlight.add(t);
+                    if (t.read()) {
+                        maxReadsInFlight = Math.max(maxReadsInFlight, inFlight.size());
+                    } else {
+                        maxWritesInFlight = Math.max(maxWritesInFlight, inFlight.size());
+                    }
                     qp.postSend(swr.reset().wrId(t.read() ? READ : WRITE).opcode(t.read() ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE)
                             .signaled(true).sge(t.localAddr(), t.length(), t.lkey()).rdma(t.remoteAddr(), t.rkey()));
                     progress = true;
@@ -631,6 +638,16 @@ public final class CreditChannel implements AutoCloseable {
      */
     public Stats stats() {
         return new Stats((int) (tail - posted), sent, received, acksSent, acksReceived, stalls, reads, writes);
+    }
+
+    /** RDMA READs (or WRITEs) posted and not completed. */
+    int transfersInFlight(boolean read) {
+        return (read ? inFlightReads : inFlightWrites).size();
+    }
+
+    /** The most READs (or WRITEs) ever in flight at once. */
+    int maxTransfersInFlight(boolean read) {
+        return read ? maxReadsInFlight : maxWritesInFlight;
     }
 
     /**
