@@ -55,6 +55,9 @@ public final class PerfCommand extends ParsedCommand {
                     + "process, on toward any peer (an rnic peer only: a kernel peer drops them), off")
             .option(null, "--warmup", "SECS", "unreported traffic before the measurement, for the JIT (default 2; 0 none)")
             .flag(null, "--counters", "print each side's HCA and wire counters to stderr at the end")
+            .option(null, "--rnr_retry", "N", "RNR retries of the RC QPs, 0 to 7 (default 7 = forever; 0: an RNR NAK is fatal)")
+            .option(null, "--slow-receiver", "MICROS", "the server re-posts each receive only MICROS after it completed (SEND tests)")
+            .flag(null, "--credit-channel", "send_bw/send_lat on seed 004's credit channel: no SEND meets a missing receive")
             .flag(null, "--json", "one JSON object per size instead of perftest's table")
             .positionals("TEST [SERVER]", 1, 2)
             .epilog("Exit status: 0 the test ran, 1 it failed, 2 bad options.");
@@ -194,9 +197,18 @@ public final class PerfCommand extends ParsedCommand {
         if (sim && (args.has("--threading") || args.has("--idle"))) {
             throw new UsageException("--threading and --idle are for UDP: the simulated network runs on this thread");
         }
+        boolean channel = args.flag("--credit-channel");
+        if (channel && (test.op() != PerfTest.Op.SEND || type != QpType.RC)) {
+            throw new UsageException("--credit-channel is for send_bw and send_lat on RC");
+        }
+        long slow = args.intValue("--slow-receiver", 0, 10_000_000).orElse(0);
+        if (slow > 0 && test.op() != PerfTest.Op.SEND) {
+            throw new UsageException("--slow-receiver is for SEND tests: only receives are re-posted");
+        }
         return new PerfConfig(test, sizes, iters, duration, qps, tx, rx, cqMod, mtu, type, fetchAdd,
                 args.flag("--report_gbits"), args.flag("--json"), server, loopback, sim, seed, serverIp, clientIp,
                 udpPort, tcpPort, icrc, threading, idle, WireOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
-                args.intValue("--warmup", 0, 600).orElse(2), args.flag("--counters"));
+                args.intValue("--warmup", 0, 600).orElse(2), args.flag("--counters"), args.intValue("--rnr_retry", 0, 7).orElse(7),
+                slow, channel);
     }
 }

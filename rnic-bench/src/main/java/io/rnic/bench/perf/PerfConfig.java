@@ -37,13 +37,17 @@ import java.util.List;
  * @param warmupSecs    seconds of unreported traffic of the first size before the measurement
  *                      (the JIT's warm-up; perftest, being C, has none)
  * @param counters      print each side's HCA and wire counters to stderr at the end
+ * @param rnrRetry      the RC QPs' RNR retry count ({@code --rnr_retry}; 7 = forever, 0 = an RNR NAK is fatal)
+ * @param slowReceiverMicros the server re-posts each completed receive only this long after it
+ *                      completed ({@code --slow-receiver}; 0: at once)
+ * @param creditChannel SEND tests run on seed 004's credit channel ({@code --credit-channel})
  */
 public record PerfConfig(PerfTest test, List<Integer> sizes, int iterations, int durationSecs, int qps, int txDepth,
                          int rxDepth, int cqMod, PathMtu mtu, QpType type, boolean fetchAndAdd, boolean reportGbits,
                          boolean json, String server, boolean loopback, boolean simWire, long seed, String serverIp,
                          String clientIp, int udpPort, int tcpPort, IcrcPolicy icrc, HcaAgent.Threading threading,
                          HcaAgent.Idle idle, io.rnic.transport.udp.Gso gso, int warmupSecs,
-                         boolean counters) {
+                         boolean counters, int rnrRetry, long slowReceiverMicros, boolean creditChannel) {
     public PerfConfig {
         sizes = List.copyOf(sizes);
     }

@@ -206,6 +206,9 @@ public final class PerfRunner {
             synchronized (err) {
                 err.println(who + " HCA " + side.device.counters().nonZero());
                 err.println(who + " wire " + side.device.wire().counters());
+                for (int q = 0; q < side.channels.size(); q++) {
+                    err.println(who + " channel " + q + " " + side.channels.get(q).stats());
+                }
             }
         }
     }

@@ -20,6 +20,7 @@ import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RcOptions;
 import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.channel.CreditChannel;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -53,6 +54,14 @@ final class PerfSide implements AutoCloseable {
     private final RecvWorkRequest rwr = new RecvWorkRequest();
     private final WorkCompletion[] wcs = new WorkCompletion[64];
     private io.rnic.transport.sim.SimNetwork simulator;
+    /** With {@code --credit-channel}: one channel per QP (the QPs above are theirs); empty otherwise. */
+    final List<CreditChannel> channels = new ArrayList<>();
+    /** Views of each QP's send area, one per size, for the channel's {@code offer}. */
+    private ByteBuffer[] sendViews;
+    /** Messages the channels delivered to this side. */
+    private long channelDelivered;
+    /** Raw SEND tests with {@code --slow-receiver}: receives waiting for their late re-post (due time, QP). */
+    private final java.util.ArrayDeque<long[]> lateReposts = new java.util.ArrayDeque<>();
     /** Marks continue from round to round, so that a stale mark of the last round never matches. */
     private long markBase;
 
@@ -72,8 +81,16 @@ final class PerfSide implements AutoCloseable {
             // Room beyond the window: a ping-pong side posts its answer before the last one's ACK is in.
             QpCaps caps = new QpCaps(config.txDepth() + 64, Math.max(depth, 1), 1, 1, 0);
             for (int i = 0; i < config.qps(); i++) {
-                qps.add(pd.createQp(new QpInitAttributes(config.type(), cq, cq, caps, false, true)));
+                if (config.creditChannel()) {
+                    CreditChannel ch = CreditChannel.create(pd, channelConfig(config));
+                    ch.onMessage(m -> channelDelivered++);
+                    channels.add(ch);
+                    qps.add(ch.qp());
+                } else {
+                    qps.add(pd.createQp(new QpInitAttributes(config.type(), cq, cq, caps, false, true)));
+                }
             }
+            this.sendViews = new ByteBuffer[config.qps()];
             for (int i = 0; i < wcs.length; i++) {
                 wcs[i] = new WorkCompletion();
             }
@@ -81,6 +98,18 @@ final class PerfSide implements AutoCloseable {
             device.close();
             throw e;
         }
+    }
+
+    /**
+     * The channel of a {@code --credit-channel} run: {@code -t} Send(data) in flight (the peer
+     * posts as many receives, plus the acknowledgements'), 8 Send(ack) (acknowledging when more
+     * than half of either has arrived, as seed 004 says), messages of the largest size, {@code -t}
+     * more queued, and receives re-posted late by {@code --slow-receiver}.
+     */
+    static CreditChannel.Config channelConfig(PerfConfig config) {
+        return CreditChannel.Config.defaults().withCredits(Math.min(config.txDepth(), 0xFFFF), 8).withReadWrite(0, 0)
+                .withMessages(Math.max(1, config.maxSize()), config.txDepth())
+                .withRepostDelay(config.slowReceiverMicros() * 1000);
     }
 
     /** The simulated network both sides are on (stepped by the runner), or null. */
@@ -110,12 +139,15 @@ final class PerfSide implements AutoCloseable {
         }
         RcOptions o = RcOptions.defaults().withMtu(config.mtu())
                 .withRdAtomic(device.queryDevice().maxQpRdAtom(), device.queryDevice().maxQpRdAtom());
+        o = o.withRetry(o.timeout(), o.retryCnt(), config.rnrRetry());
         for (int i = 0; i < qps.size(); i++) {
             QueuePair qp = qps.get(i);
             if (config.type() == QpType.UD) {
                 Connections.readyDatagram(qp, QKEY, mine.get(i).psn());
                 handles.add(pd.createAddressHandle(AddressVector.of(peers.get(i).gid().toInetAddress())
                         .withPort(peerUdpPort)));
+            } else if (!channels.isEmpty()) {
+                channels.get(i).connect(mine.get(i), peers.get(i), o, peerUdpPort);
             } else {
                 Connections.connect(qp, mine.get(i), peers.get(i), o, peerUdpPort);
             }
@@ -131,8 +163,11 @@ final class PerfSide implements AutoCloseable {
         return 2L * area * qp + area;
     }
 
-    /** Posts {@code rxDepth} receives of {@code size} bytes on every QP (SEND tests). */
+    /** Posts {@code rxDepth} receives of {@code size} bytes on every QP (SEND tests; a channel posts its own). */
     void postReceives(int size) {
+        if (!channels.isEmpty()) {
+            return;
+        }
         for (int q = 0; q < qps.size(); q++) {
             for (int i = 0; i < config.rxDepth(); i++) {
                 postReceive(q, size);
@@ -144,6 +179,48 @@ final class PerfSide implements AutoCloseable {
     private void postReceive(int q, int size) {
         rwr.reset().wrId((long) q << QP_SHIFT).sge(mr.address() + receiveArea(q), area, mr.lkey());
         qps.get(q).postRecv(rwr);
+    }
+
+    /**
+     * A server's re-post of a receive that completed: at once, or {@code --slow-receiver}
+     * microseconds later.
+     */
+    private void repost(int q, int size) {
+        if (config.slowReceiverMicros() == 0) {
+            postReceive(q, size);
+        } else {
+            lateReposts.add(new long[] {System.nanoTime() + config.slowReceiverMicros() * 1000, q});
+        }
+    }
+
+    /** Posts the late receives whose time has come; returns how many. */
+    private int repostDue(int size) {
+        int n = 0;
+        long now = lateReposts.isEmpty() ? 0 : System.nanoTime();
+        while (!lateReposts.isEmpty() && lateReposts.peek()[0] - now <= 0) {
+            postReceive((int) lateReposts.poll()[1], size);
+            n++;
+        }
+        return n;
+    }
+
+    /** Queues one message on channel {@code q}; false if its queue is full. */
+    private boolean offer(int q, int size) {
+        ByteBuffer v = sendViews[q];
+        if (v == null || v.capacity() != size) {
+            v = buffer.slice((int) sendArea(q), size);
+            sendViews[q] = v;
+        }
+        return channels.get(q).offer(v);
+    }
+
+    /** Lets every channel do its work; returns the completions they took. */
+    private int pollChannels() {
+        int n = 0;
+        for (int q = 0; q < channels.size(); q++) {
+            n += channels.get(q).poll();
+        }
+        return n;
     }
 
     /** Posts one send work request of the test's operation on QP {@code q}. */
@@ -191,7 +268,7 @@ final class PerfSide implements AutoCloseable {
             // Park until a completion (the CQ wakes an announced waiter): two spinning pollers
             // and two agents would not fit this machine's cores.
             try {
-                cq.await(1_000_000);
+                (channels.isEmpty() ? cq : channels.get(0).cq()).await(1_000_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -255,11 +332,22 @@ final class PerfSide implements AutoCloseable {
             this.nextMark = window;
         }
 
+        private final long[] sentBefore = new long[qps.size()];
+
+        {
+            for (int q = 0; q < channels.size(); q++) {
+                sentBefore[q] = channels.get(q).messagesSent();
+            }
+        }
+
         @Override
         public int step() {
             int work = 0;
             if (!stopPosting && deadline != Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
                 stopPosting = true;
+            }
+            if (!channels.isEmpty()) {
+                return work + stepChannels();
             }
             for (int q = 0; q < posted.length; q++) {
                 while (!stopPosting && posted[q] - completed[q] < config.txDepth() && posted[q] < iterations) {
@@ -281,13 +369,42 @@ final class PerfSide implements AutoCloseable {
                 completed[q] = done;
             }
             if (n > 0) {
-                long now = System.nanoTime();
-                if (total >= nextMark) {
-                    bestWindowNanos = Math.min(bestWindowNanos, (now - lastMarkTime) * window / Math.max(1, total - (nextMark - window)));
-                    lastMarkTime = now;
-                    nextMark = total + window;
+                marks();
+            }
+            return work + n;
+        }
+
+        /** The peak window and the end time, after completions moved {@link #total}. */
+        private void marks() {
+            long now = System.nanoTime();
+            if (total >= nextMark) {
+                bestWindowNanos = Math.min(bestWindowNanos, (now - lastMarkTime) * window / Math.max(1, total - (nextMark - window)));
+                lastMarkTime = now;
+                nextMark = total + window;
+            }
+            end = now;
+        }
+
+        /** The same loop on credit channels: messages wait in the channel's queue, every one is signaled. */
+        private int stepChannels() {
+            int work = 0;
+            for (int q = 0; q < posted.length; q++) {
+                while (!stopPosting && posted[q] - completed[q] < 2L * config.txDepth() && posted[q] < iterations
+                        && offer(q, size)) {
+                    posted[q]++;
+                    lastSignaled[q] = posted[q];
+                    work++;
                 }
-                end = now;
+            }
+            int n = pollChannels();
+            long before = total;
+            for (int q = 0; q < posted.length; q++) {
+                long done = channels.get(q).messagesSent() - sentBefore[q];
+                total += done - completed[q];
+                completed[q] = done;
+            }
+            if (total > before) {
+                marks();
             }
             return work + n;
         }
@@ -342,12 +459,15 @@ final class PerfSide implements AutoCloseable {
 
         @Override
         public int step() {
+            if (!channels.isEmpty()) {
+                return pollChannels();
+            }
             int n = pollChecked();
             for (int i = 0; i < n; i++) {
                 received++;
-                postReceive((int) (wcs[i].wrId() >>> QP_SHIFT), size);
+                repost((int) (wcs[i].wrId() >>> QP_SHIFT), size);
             }
-            return n;
+            return n + repostDue(size);
         }
 
         void stop() {
@@ -383,6 +503,7 @@ final class PerfSide implements AutoCloseable {
         private int i;
         private boolean inFlight;
         private long t0;
+        private long delivered;
 
         LatencyClient(int size) {
             this.size = size;
@@ -401,23 +522,22 @@ final class PerfSide implements AutoCloseable {
                     buffer.put((int) sendArea(0) + size - 1, mark(base + i));
                 }
                 t0 = System.nanoTime();
-                post(0, i, size, true);
+                delivered = channelDelivered;
+                if (!channels.isEmpty()) {
+                    if (!offer(0, size)) {
+                        throw new IllegalStateException("the channel refused a ping-pong message: " + channels.get(0));
+                    }
+                } else {
+                    post(0, i, size, true);
+                }
                 inFlight = true;
                 return 1;
             }
             boolean answered;
-            int n = pollChecked();
+            int n = channels.isEmpty() ? pollChecked() : pollChannels();
             switch (config.test().op()) {
+                case SEND -> answered = !channels.isEmpty() ? channelDelivered > delivered : receivedSend(n, size);
                 case WRITE -> answered = receivedMark(0, size) == mark(base + i);
-                case SEND -> {
-                    answered = false;
-                    for (int k = 0; k < n; k++) {
-                        if (wcs[k].opcode() == WcOpcode.RECV) {
-                            postReceive(0, size);
-                            answered = true;
-                        }
-                    }
-                }
                 default -> answered = n > 0;
             }
             if (!answered) {
@@ -450,11 +570,24 @@ final class PerfSide implements AutoCloseable {
         }
     }
 
+    /** True if one of the {@code n} completions just polled is a receive (re-posted at once). */
+    private boolean receivedSend(int n, int size) {
+        boolean any = false;
+        for (int k = 0; k < n; k++) {
+            if (wcs[k].opcode() == WcOpcode.RECV) {
+                postReceive(0, size);
+                any = true;
+            }
+        }
+        return any;
+    }
+
     /** The server of a ping-pong latency test: answers each message with one of its own. */
     final class LatencyServer implements Task {
         private final int size;
         private final long base;
         private long i;
+        private long answered = channelDelivered;
         private volatile boolean stop;
 
         LatencyServer(int size) {
@@ -465,20 +598,17 @@ final class PerfSide implements AutoCloseable {
 
         @Override
         public int step() {
-            int n = pollChecked();
+            int n = channels.isEmpty() ? pollChecked() : pollChannels();
             if (!config.test().pingPong() || i >= config.iterations()) {
                 return n;
             }
-            boolean arrived = false;
+            boolean arrived;
             if (config.test().op() == PerfTest.Op.WRITE) {
                 arrived = receivedMark(0, size) == mark(base + i);
+            } else if (!channels.isEmpty()) {
+                arrived = channelDelivered > answered;
             } else {
-                for (int k = 0; k < n; k++) {
-                    if (wcs[k].opcode() == WcOpcode.RECV) {
-                        postReceive(0, size);
-                        arrived = true;
-                    }
-                }
+                arrived = receivedSend(n, size);
             }
             if (!arrived) {
                 return n;
@@ -486,8 +616,15 @@ final class PerfSide implements AutoCloseable {
             if (config.test().op() == PerfTest.Op.WRITE) {
                 buffer.put((int) sendArea(0) + size - 1, mark(base + i));
             }
-            // Signal every cqMod-th answer so the send queue drains.
-            post(0, i, size, (i + 1) % Math.max(1, Math.min(config.cqMod(), config.txDepth())) == 0);
+            if (!channels.isEmpty()) {
+                answered++;
+                if (!offer(0, size)) {
+                    throw new IllegalStateException("the channel refused a ping-pong answer: " + channels.get(0));
+                }
+            } else {
+                // Signal every cqMod-th answer so the send queue drains.
+                post(0, i, size, (i + 1) % Math.max(1, Math.min(config.cqMod(), config.txDepth())) == 0);
+            }
             i++;
             return 1 + n;
         }
@@ -504,7 +641,14 @@ final class PerfSide implements AutoCloseable {
 
     @Override
     public void close() {
-        for (QueuePair qp : qps) {
+        for (CreditChannel ch : channels) {
+            try {
+                ch.close();
+            } catch (RuntimeException e) {
+                // closing anyway
+            }
+        }
+        for (QueuePair qp : channels.isEmpty() ? qps : List.<QueuePair>of()) {
             try {
                 qp.close();
             } catch (RuntimeException e) {

@@ -14,9 +14,9 @@ package io.rnic.verbs.channel;
  *   <li>a Send(ack) does the same with ack credits, and carries the Send(data) and Send(ack)
  *       messages received since the last acknowledgement, as two u16 in its immediate data;</li>
  *   <li>an acknowledgement is due when either count passes its threshold (by default half the
- *       initial capacity, as the seed says), or, whatever the counts, when this side has data
- *       waiting for remote credits: the peer may be holding back the acknowledgement it owes
- *       because it lacks ack credits that only ours can return;</li>
+ *       initial capacity, as the seed says), or when this side has data waiting for remote
+ *       credits while it holds all but one of the peer's ack credits: the peer may then be
+ *       holding back the acknowledgement it owes, for want of ack credits only ours can return;</li>
  *   <li>the last remote ack credit is kept for an acknowledgement that returns ack credits (one
  *       that counts at least one received Send(ack)), and at least two ack credits are required:
  *       two acknowledgements crossing in flight then cannot leave both sides without credits,
@@ -137,8 +137,10 @@ public final class ChannelCredits {
         if (receivedData == 0 && receivedAcks == 0) {
             return false;
         }
+        // Waiting data, and the peer may be down to the last ack credit with nothing to return (it
+        // has spent every other one on acknowledgements we hold): only ours can unblock it.
         boolean wanted = receivedData > dataThreshold || receivedAcks > ackThreshold
-                || (dataWaiting && remoteData == 0);
+                || (dataWaiting && remoteData == 0 && receivedAcks >= maxAcks - 1);
         return wanted && canSendAck();
     }
 

@@ -651,6 +651,24 @@ public final class CreditChannel implements AutoCloseable {
     }
 
     /**
+     * Send(data) messages completed so far, without making a {@link Stats}.
+     *
+     * @return the count
+     */
+    public long messagesSent() {
+        return sent;
+    }
+
+    /**
+     * Send(data) messages received so far, without making a {@link Stats}.
+     *
+     * @return the count
+     */
+    public long messagesReceived() {
+        return received;
+    }
+
+    /**
      * The credits as they stand, for tests and diagnostics.
      *
      * @return the live accounting (do not change it)

@@ -85,12 +85,15 @@ class ChannelCreditsTest {
 
     @Test
     void dataWaitingForRemoteCreditsSendsTheAcknowledgementsItOwesAtOnce() {
-        ChannelCredits c = new ChannelCredits(2, 4, 1, 2);
+        ChannelCredits c = new ChannelCredits(2, 4, 1, 3);
         c.takeData();
         c.takeData();
-        c.ackReceived(0); // one ack from the peer: below the threshold of 2
+        c.ackReceived(0);
+        c.ackReceived(0);
+        assertFalse(c.ackDue(true), "the peer still has two ack credits: no need to hurry");
+        c.ackReceived(0); // three of the peer's four: below the threshold of 3, but the peer may be stuck
         assertFalse(c.ackDue(false));
-        assertTrue(c.ackDue(true), "blocked on remote data credits: return the peer's ack credit now, it may need it");
+        assertTrue(c.ackDue(true), "blocked on remote data credits: return the peer's ack credits now, it may need them");
     }
 
     /**
