@@ -101,13 +101,13 @@ final class PerfSide implements AutoCloseable {
     }
 
     /**
-     * The channel of a {@code --credit-channel} run: {@code -t} Send(data) in flight (the peer
-     * posts as many receives, plus the acknowledgements'), 8 Send(ack) (acknowledging when more
-     * than half of either has arrived, as seed 004 says), messages of the largest size, {@code -t}
-     * more queued, and receives re-posted late by {@code --slow-receiver}.
+     * The channel of a {@code --credit-channel} run: {@code -r} Send(data) in flight (the
+     * receives perftest posts; the peer posts as many, plus the acknowledgements'), 8 Send(ack)
+     * (acknowledging when more than half of either has arrived, as seed 004 says), messages of the
+     * largest size, {@code -t} more queued, and receives re-posted late by {@code --slow-receiver}.
      */
     static CreditChannel.Config channelConfig(PerfConfig config) {
-        return CreditChannel.Config.defaults().withCredits(Math.min(config.txDepth(), 0xFFFF), 8).withReadWrite(0, 0)
+        return CreditChannel.Config.defaults().withCredits(Math.min(config.rxDepth(), 0xFFFF), 8).withReadWrite(0, 0)
                 .withMessages(Math.max(1, config.maxSize()), config.txDepth())
                 .withRepostDelay(config.slowReceiverMicros() * 1000);
     }

@@ -247,6 +247,8 @@ public final class CreditChannel implements AutoCloseable {
     private final WorkCompletion[] wcs = new WorkCompletion[32];
     private MessageHandler handler = m -> { };
     private boolean stalled;
+    private final int signalEvery;
+    private int unsignaledRun;
     private RuntimeException failure;
     private long sent;
     private long received;
@@ -270,6 +272,7 @@ public final class CreditChannel implements AutoCloseable {
         this.recvBuf = ByteBuffer.allocateDirect(config.messageBytes() * config.recvWr());
         this.recvMr = pd.registerMemory(recvBuf, AccessFlags.LOCAL_WRITE);
         this.sendSlots = config.dataWr() + config.queueCapacity();
+        this.signalEvery = Math.max(1, config.dataWr() / 4);
         this.sendBuf = ByteBuffer.allocateDirect(config.messageBytes() * sendSlots);
         this.sendMr = pd.registerMemory(sendBuf, 0);
         this.slotLength = new int[sendSlots];
@@ -343,7 +346,9 @@ public final class CreditChannel implements AutoCloseable {
 
     /**
      * Queues a copy of {@code message} (its remaining bytes) and sends it as soon as credits
-     * allow, without waiting. Does not allocate.
+     * allow, without waiting: at once if nothing is in flight, otherwise with the next
+     * {@link #poll}, which posts what has queued as one batch with one completion (a busy channel
+     * takes a completion per batch, not per message). Does not allocate.
      *
      * @param message the bytes to send; its position is not moved
      * @return false if {@link Config#queueCapacity} messages already wait (nothing is queued)
@@ -466,7 +471,9 @@ public final class CreditChannel implements AutoCloseable {
         slotLength[slot] = len;
         slotFuture[slot] = future;
         tail++;
-        pump();
+        if (posted == head) {
+            pump(); // nothing in flight: leave now; otherwise the next poll posts a batch
+        }
         return true;
     }
 
@@ -501,14 +508,18 @@ public final class CreditChannel implements AutoCloseable {
         }
         switch ((int) ((id & KIND) >>> 56)) {
             case 1 -> {
-                credits.dataCompleted();
-                int slot = (int) (head % sendSlots);
-                CompletableFuture<Void> f = slotFuture[slot];
-                slotFuture[slot] = null;
-                head++;
-                sent++;
-                if (f != null) {
-                    f.complete(null);
+                // RC completes in order: a signaled SEND's completion covers the unsignaled ones before it.
+                long last = id & ~KIND;
+                while (head <= last) {
+                    credits.dataCompleted();
+                    int slot = (int) (head % sendSlots);
+                    CompletableFuture<Void> f = slotFuture[slot];
+                    slotFuture[slot] = null;
+                    head++;
+                    sent++;
+                    if (f != null) {
+                        f.complete(null);
+                    }
                 }
             }
             case 2 -> credits.ackCompleted();
@@ -567,7 +578,14 @@ public final class CreditChannel implements AutoCloseable {
             if (posted < tail) {
                 if (credits.takeData()) {
                     int slot = (int) (posted % sendSlots);
-                    qp.postSend(swr.reset().wrId(DATA | posted).opcode(WrOpcode.SEND).signaled(true)
+                    // A completion per quarter of the data credits, for the last message of a batch,
+                    // and for one whose future waits on it: fewer completions to take, and none owed
+                    // forever (an unsignaled SEND completes with the next signaled one).
+                    boolean signaled = ++unsignaledRun >= signalEvery || posted + 1 == tail || slotFuture[slot] != null;
+                    if (signaled) {
+                        unsignaledRun = 0;
+                    }
+                    qp.postSend(swr.reset().wrId(DATA | posted).opcode(WrOpcode.SEND).signaled(signaled)
                             .sge(sendMr.address() + (long) slot * config.messageBytes(), slotLength[slot], sendMr.lkey()));
                     posted++;
                     stalled = false;
