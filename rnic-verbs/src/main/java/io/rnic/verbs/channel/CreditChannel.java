@@ -225,6 +225,7 @@ public final class CreditChannel implements AutoCloseable {
     private final QueuePair qp;
     private final ByteBuffer recvBuf;
     private final MemoryRegion recvMr;
+    private final ByteBuffer[] recvViews;
     private final ByteBuffer sendBuf;
     private final MemoryRegion sendMr;
     private final ChannelCredits credits;
@@ -271,6 +272,10 @@ public final class CreditChannel implements AutoCloseable {
                 .withCaps(new QpCaps(config.sendWr(), config.recvWr(), 1, 1, 0)));
         this.recvBuf = ByteBuffer.allocateDirect(config.messageBytes() * config.recvWr());
         this.recvMr = pd.registerMemory(recvBuf, AccessFlags.LOCAL_WRITE);
+        this.recvViews = new ByteBuffer[config.recvWr()]; // one view per receive buffer: delivery allocates nothing
+        for (int i = 0; i < recvViews.length; i++) {
+            recvViews[i] = recvBuf.slice(i * config.messageBytes(), config.messageBytes());
+        }
         this.sendSlots = config.dataWr() + config.queueCapacity();
         this.signalEvery = Math.max(1, config.dataWr() / 4);
         this.sendBuf = ByteBuffer.allocateDirect(config.messageBytes() * sendSlots);
@@ -538,7 +543,9 @@ public final class CreditChannel implements AutoCloseable {
                     acksReceived++;
                 } else {
                     received++;
-                    handler.onMessage(recvBuf.slice(slot * config.messageBytes(), wc.byteLen()));
+                    ByteBuffer view = recvViews[slot];
+                    view.clear().limit(wc.byteLen());
+                    handler.onMessage(view);
                 }
                 if (config.repostDelayNanos() == 0) {
                     reposted(slot, ack, wc.immData());
