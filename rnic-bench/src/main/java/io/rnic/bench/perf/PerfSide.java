@@ -183,20 +183,25 @@ final class PerfSide implements AutoCloseable {
 
     /**
      * A server's re-post of a receive that completed: at once, or {@code --slow-receiver}
-     * microseconds later.
+     * microseconds later in the device's time (virtual on the simulated network, where a no-op
+     * timer keeps the network's time running until then).
      */
     private void repost(int q, int size) {
         if (config.slowReceiverMicros() == 0) {
             postReceive(q, size);
         } else {
-            lateReposts.add(new long[] {System.nanoTime() + config.slowReceiverMicros() * 1000, q});
+            long delay = config.slowReceiverMicros() * 1000;
+            lateReposts.add(new long[] {device.wire().scheduler().nanoTime() + delay, q});
+            device.wire().scheduler().schedule(delay, NOTHING);
         }
     }
+
+    private static final Runnable NOTHING = () -> { };
 
     /** Posts the late receives whose time has come; returns how many. */
     private int repostDue(int size) {
         int n = 0;
-        long now = lateReposts.isEmpty() ? 0 : System.nanoTime();
+        long now = lateReposts.isEmpty() ? 0 : device.wire().scheduler().nanoTime();
         while (!lateReposts.isEmpty() && lateReposts.peek()[0] - now <= 0) {
             postReceive((int) lateReposts.poll()[1], size);
             n++;

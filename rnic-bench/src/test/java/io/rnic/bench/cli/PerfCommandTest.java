@@ -1,6 +1,7 @@
 package io.rnic.bench.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CompletableFuture;
@@ -70,7 +71,35 @@ class PerfCommandTest {
     }
 
     @Test
+    void sendBandwidthOnTheCreditChannelPastASlowReceiverWithoutRnrRetries() {
+        CliRun r = CliRun.rnic("perf", "send_bw", "--wire", "sim", "-s", "64", "-n", "20000", "--warmup", "0",
+                "--credit-channel", "--rnr_retry", "0", "--slow-receiver", "50", "--counters");
+        assertRow(r, BW_HEADER, " 64         20000 ");
+        assertTrue(r.err().contains("client channel 0 Stats[queued=0, sent=20000"), r.err());
+        assertFalse(r.err().contains("rnr"), "no RNR NAK was sent or received: " + r.err());
+    }
+
+    @Test
+    /** The transport's end-to-end credits let one probe SEND through when they run out: it meets no receive. */
+    void withoutTheChannelASlowReceiverAndNoRnrRetriesFailTheRun() {
+        CliRun r = CliRun.rnic("perf", "send_bw", "--wire", "sim", "-s", "64", "-n", "20000", "--warmup", "0",
+                "--rnr_retry", "0", "--slow-receiver", "50", "-r", "64");
+        assertEquals(1, r.status(), r.out() + r.err());
+        assertTrue(r.err().contains("RNR retry counter exceeded"), r.err());
+    }
+
+    @Test
+    void sendLatencyOnTheCreditChannel() {
+        CliRun r = CliRun.rnic("perf", "send_lat", "--wire", "sim", "-n", "500", "--warmup", "0", "--credit-channel");
+        assertRow(r, LAT_HEADER, " 2       500 ");
+    }
+
+    @Test
     void combinationsPerftestRefusesAreUsageErrors() {
+        assertEquals(2, CliRun.rnic("perf", "write_bw", "--wire", "sim", "--credit-channel").status(),
+                "the credit channel carries SENDs");
+        assertEquals(2, CliRun.rnic("perf", "read_bw", "--wire", "sim", "--slow-receiver", "10").status(),
+                "only SEND tests post receives");
         assertEquals(2, CliRun.rnic("perf", "read_bw", "-c", "UC", "--wire", "sim").status(), "UC has no READ");
         assertEquals(2, CliRun.rnic("perf", "write_bw", "-c", "UD", "--wire", "sim").status(), "UD has SEND only");
         assertEquals(2, CliRun.rnic("perf", "atomic_bw", "-a", "--wire", "sim").status(), "no -a for atomics");
