@@ -79,8 +79,8 @@ class PerfCommandTest {
         assertFalse(r.err().contains("rnr"), "no RNR NAK was sent or received: " + r.err());
     }
 
-    @Test
     /** The transport's end-to-end credits let one probe SEND through when they run out: it meets no receive. */
+    @Test
     void withoutTheChannelASlowReceiverAndNoRnrRetriesFailTheRun() {
         CliRun r = CliRun.rnic("perf", "send_bw", "--wire", "sim", "-s", "64", "-n", "20000", "--warmup", "0",
                 "--rnr_retry", "0", "--slow-receiver", "50", "-r", "64");
