@@ -258,8 +258,16 @@ class CreditChannelTest {
                     p.chA.offer(message(i, 16));
                     p.chB.offer(message(i, 16));
                 }
-                p.runUntil(() -> p.atA.size() == n && p.atB.size() == n);
+                boolean[] bothAtTheirLastAckCredit = {false};
+                p.runUntil(() -> {
+                    if (p.chA.credits().remoteAcks() <= 1 && p.chB.credits().remoteAcks() <= 1) {
+                        bothAtTheirLastAckCredit[0] = true;
+                    }
+                    return p.atA.size() == n && p.atB.size() == n;
+                });
+                assertTrue(bothAtTheirLastAckCredit[0], "seed " + seed + ": the run did drive both sides down to their last ack credit");
                 assertMessages(p.atB, n, i -> 16);
+                assertMessages(p.atA, n, i -> 16);
                 assertEquals(0, p.b.counters().get(Counter.SEND_RNR_ERR) + p.a.counters().get(Counter.SEND_RNR_ERR));
             }
         }
