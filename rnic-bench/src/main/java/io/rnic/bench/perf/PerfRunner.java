@@ -124,7 +124,8 @@ public final class PerfRunner {
             sync.run();
             int size = config.sizes().get(0);
             if (config.test().latency()) {
-                drive(side, side.new LatencyClient(size), peer, peer == null ? null : peer.new LatencyServer(size), progress,
+                drive(side, side.new LatencyClient(size, config.warmupSecs()), peer,
+                        peer == null ? null : peer.new LatencyServer(size, true), progress,
                         name + " warm-up");
             } else {
                 PerfSide.BandwidthClient c = side.new BandwidthClient(size, config.warmupSecs());
@@ -167,8 +168,10 @@ public final class PerfRunner {
         if (config.warmupSecs() > 0) {
             rounds.add(0, config.sizes().get(0));
         }
-        for (int size : rounds) {
-            PerfSide.Task t = config.test().latency() ? side.new LatencyServer(size) : side.new BandwidthServer(size);
+        for (int r = 0; r < rounds.size(); r++) {
+            int size = rounds.get(r);
+            boolean warmup = r == 0 && config.warmupSecs() > 0;
+            PerfSide.Task t = config.test().latency() ? side.new LatencyServer(size, warmup) : side.new BandwidthServer(size);
             sync.run();
             while (!round.clientFinished) {
                 if (t.step() == 0) {

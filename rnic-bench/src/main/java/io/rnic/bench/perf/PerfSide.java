@@ -509,17 +509,42 @@ final class PerfSide implements AutoCloseable {
         private boolean inFlight;
         private long t0;
         private long delivered;
+        /**
+         * A warm-up runs until this time (a measurement: in a year), and keeps its samples in a
+         * small ring. Warm-up and measurement take the same branches, so that the code the JIT
+         * compiled during the warm-up is the code the measurement runs (a branch first taken in
+         * the measurement would deoptimize it there).
+         */
+        private final long deadline;
+        private final long limit;
 
         LatencyClient(int size) {
+            this(size, 0);
+        }
+
+        /**
+         * A client that measures {@code -n} iterations, or with {@code warmupSecs} > 0 a warm-up
+         * that ping-pongs for that long (the JIT compiles what the measurement will run) and keeps
+         * no samples.
+         */
+        LatencyClient(int size, int warmupSecs) {
             this.size = size;
             this.base = markBase;
-            markBase += config.iterations();
-            this.samples = new long[config.iterations()];
+            if (warmupSecs > 0) {
+                this.deadline = System.nanoTime() + warmupSecs * 1_000_000_000L;
+                this.limit = Long.MAX_VALUE;
+                this.samples = new long[1024];
+            } else {
+                this.deadline = System.nanoTime() + 365L * 86_400 * 1_000_000_000L;
+                this.limit = config.iterations();
+                markBase += config.iterations();
+                this.samples = new long[config.iterations()];
+            }
         }
 
         @Override
         public int step() {
-            if (i >= samples.length) {
+            if (done()) {
                 return 0;
             }
             if (!inFlight) {
@@ -549,19 +574,23 @@ final class PerfSide implements AutoCloseable {
                 return n;
             }
             long t = System.nanoTime() - t0;
-            samples[i++] = config.test().pingPong() ? t / 2 : t;
+            samples[i % samples.length] = config.test().pingPong() ? t / 2 : t;
+            // After a warm-up the next round's marks start past every mark it wrote (a measurement
+            // has moved markBase past its own already).
+            markBase = Math.max(markBase, base + i + 1);
+            i++;
             inFlight = false;
             return 1 + n;
         }
 
         @Override
         public boolean done() {
-            return i >= samples.length;
+            return i >= limit || (!inFlight && System.nanoTime() - deadline >= 0);
         }
 
         @Override
         public double progressTotal() {
-            return samples.length;
+            return limit == Long.MAX_VALUE ? 0 : limit;
         }
 
         @Override
@@ -594,17 +623,28 @@ final class PerfSide implements AutoCloseable {
         private long i;
         private long answered = channelDelivered;
         private volatile boolean stop;
+        /** Answers to give: {@code -n}, or as many as a warm-up's client sends. */
+        private final long limit;
 
         LatencyServer(int size) {
+            this(size, false);
+        }
+
+        LatencyServer(int size, boolean warmup) {
             this.size = size;
             this.base = markBase;
-            markBase += config.iterations();
+            if (warmup) {
+                limit = Long.MAX_VALUE;
+            } else {
+                limit = config.iterations();
+                markBase += config.iterations();
+            }
         }
 
         @Override
         public int step() {
             int n = channels.isEmpty() ? pollChecked() : pollChannels();
-            if (!config.test().pingPong() || i >= config.iterations()) {
+            if (!config.test().pingPong() || i >= limit) {
                 return n;
             }
             boolean arrived;
@@ -631,6 +671,7 @@ final class PerfSide implements AutoCloseable {
                 post(0, i, size, (i + 1) % Math.max(1, Math.min(config.cqMod(), config.txDepth())) == 0);
             }
             i++;
+            markBase = Math.max(markBase, base + i); // as the client does
             return 1 + n;
         }
 
@@ -640,7 +681,7 @@ final class PerfSide implements AutoCloseable {
 
         @Override
         public boolean done() {
-            return stop || (config.test().pingPong() && i >= config.iterations());
+            return stop || (config.test().pingPong() && i >= limit);
         }
     }
 
