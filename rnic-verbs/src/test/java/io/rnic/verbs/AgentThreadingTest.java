@@ -107,6 +107,30 @@ class AgentThreadingTest {
         };
     }
 
+    /** A spinning application calls the duty cycle millions of times a second: an idle one must make no garbage. */
+    @Test
+    void anIdleDutyCycleAllocatesNothing() {
+        HcaAgent invoker = HcaAgent.invoker(HcaAgent.Idle.SPIN);
+        try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.203").agent(invoker).open())) {
+            CompletionQueue cq = d.createCq(4);
+            WorkCompletion wc = new WorkCompletion();
+            com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+                    .getThreadMXBean();
+            for (int i = 0; i < 200_000; i++) { // the JIT's turn
+                cq.poll(wc);
+            }
+            long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+            int cycles = 100_000;
+            for (int i = 0; i < cycles; i++) {
+                cq.poll(wc); // an empty poll runs one duty cycle
+            }
+            long perCycle = (mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before) / cycles;
+            assertTrue(perCycle < 1, perCycle + " bytes allocated per idle duty cycle");
+        } finally {
+            invoker.close();
+        }
+    }
+
     @Test
     void anInvokerDrivenDeviceRefusesOtherThreadsWithAClearMessage() throws Exception {
         HcaAgent invoker = HcaAgent.invoker(HcaAgent.Idle.BACKOFF);

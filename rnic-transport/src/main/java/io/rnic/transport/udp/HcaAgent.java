@@ -170,7 +170,7 @@ public final class HcaAgent implements AutoCloseable {
             throw new IllegalStateException("agent " + this + " is driven by its own thread; "
                     + Thread.currentThread().getName() + " cannot run its duty cycle");
         }
-        int work = doorbells.drain(this::taskFailed);
+        int work = doorbells.drain(onTaskFailure);
         if (threading == Threading.INVOKER) {
             // The application's new requests and what the last cycle held back leave together.
             endOfCycle(false);
@@ -208,6 +208,9 @@ public final class HcaAgent implements AutoCloseable {
             loop.wakeup();
         }
     }
+
+    /** Made once: a method reference evaluated in {@link #doWork} would be a new object every cycle. */
+    private final java.util.function.Consumer<RuntimeException> onTaskFailure = this::taskFailed;
 
     private void taskFailed(RuntimeException e) {
         LOG.warn("a task on agent {} failed", this, e);
