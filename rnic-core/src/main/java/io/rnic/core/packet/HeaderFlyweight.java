@@ -99,20 +99,45 @@ public abstract class HeaderFlyweight {
         return buffer.getLong(offset + at);
     }
 
+    // Setters write through the native address too: the encoder made room for the whole packet
+    // (ensureWritable) before it pointed the flyweights at it, and a header never leaves it.
+
     protected final void u8(int at, int value) {
-        buffer.setByte(offset + at, value);
+        long a = address;
+        if (a != 0) {
+            PlatformDependent.putByte(a + at, (byte) value);
+        } else {
+            buffer.setByte(offset + at, value);
+        }
     }
 
     protected final void u24(int at, int value) {
-        buffer.setMedium(offset + at, value & 0xFFFFFF);
+        long a = address;
+        if (a != 0) {
+            PlatformDependent.putByte(a + at, (byte) (value >>> 16));
+            PlatformDependent.putByte(a + at + 1, (byte) (value >>> 8));
+            PlatformDependent.putByte(a + at + 2, (byte) value);
+        } else {
+            buffer.setMedium(offset + at, value & 0xFFFFFF);
+        }
     }
 
     protected final void i32(int at, int value) {
-        buffer.setInt(offset + at, value);
+        long a = address;
+        if (a != 0) {
+            PlatformDependent.putInt(a + at, LITTLE_ENDIAN_HOST ? Integer.reverseBytes(value) : value);
+        } else {
+            buffer.setInt(offset + at, value);
+        }
     }
 
     protected final void i64(int at, long value) {
-        buffer.setLong(offset + at, value);
+        long a = address;
+        if (a != 0) {
+            PlatformDependent.putLong(a + at, LITTLE_ENDIAN_HOST ? Long.reverseBytes(value) : value);
+        } else {
+            buffer.setLong(offset + at, value);
+        }
     }
 
     /** Reads {@code mask} bits of byte {@code at}, shifted down by {@code shift}. */

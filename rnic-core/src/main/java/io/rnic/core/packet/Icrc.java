@@ -54,7 +54,13 @@ public final class Icrc {
     /** Writes the ICRC into the last four bytes of the packet. */
     public void write(PseudoHeader pseudo, ByteBuf buf, int bthOffset, int udpPayloadLength) {
         int value = compute(pseudo, buf, bthOffset, udpPayloadLength);
-        buf.setIntLE(bthOffset + udpPayloadLength - LENGTH, value);
+        int at = bthOffset + udpPayloadLength - LENGTH;
+        if (direct(buf) && at >= 0 && at <= buf.capacity() - LENGTH) {
+            long a = buf.memoryAddress() + at;
+            io.netty.util.internal.PlatformDependent.putInt(a, HeaderFlyweight.LITTLE_ENDIAN_HOST ? value : Integer.reverseBytes(value));
+        } else {
+            buf.setIntLE(at, value);
+        }
     }
 
     /** True if the packet's trailing ICRC matches the one computed over {@code pseudo}. */
@@ -64,7 +70,17 @@ public final class Icrc {
 
     /** The ICRC a packet carries. */
     public static int stored(ByteBuf buf, int bthOffset, int udpPayloadLength) {
-        return buf.getIntLE(bthOffset + udpPayloadLength - LENGTH);
+        int at = bthOffset + udpPayloadLength - LENGTH;
+        if (direct(buf) && at >= 0 && at <= buf.capacity() - LENGTH) {
+            // One range check here instead of the buffer's bounds and reference-count checks.
+            int v = io.netty.util.internal.PlatformDependent.getInt(buf.memoryAddress() + at);
+            return HeaderFlyweight.LITTLE_ENDIAN_HOST ? v : Integer.reverseBytes(v);
+        }
+        return buf.getIntLE(at);
+    }
+
+    private static boolean direct(ByteBuf buf) {
+        return HeaderFlyweight.UNSAFE && buf.hasMemoryAddress();
     }
 
     private int finish(int ipLen, boolean ipv6, ByteBuf buf, int bthOffset, int udpPayloadLength) {
