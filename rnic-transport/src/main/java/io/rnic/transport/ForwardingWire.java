@@ -1,5 +1,10 @@
 package io.rnic.transport;
 
+import io.rnic.core.wire.Wire;
+import io.rnic.core.wire.WireCounters;
+import io.rnic.core.wire.WireReceiver;
+import io.rnic.core.wire.WireTap;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.rnic.core.time.Scheduler;

@@ -1,5 +1,9 @@
 package io.rnic.transport;
 
+import io.rnic.core.wire.Wire;
+import io.rnic.core.wire.WireReceiver;
+import io.rnic.core.wire.WireTap;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

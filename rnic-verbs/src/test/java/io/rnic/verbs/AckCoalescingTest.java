@@ -4,13 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
-import io.rnic.core.hca.Counter;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import io.rnic.transport.ForwardingWire;
-import io.rnic.transport.WireReceiver;
+import io.rnic.core.wire.WireReceiver;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
 import java.net.InetSocketAddress;

@@ -6,13 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import io.rnic.transport.udp.HcaAgent;
 import io.rnic.transport.udp.UdpWire;
 import java.nio.ByteBuffer;
@@ -138,7 +131,7 @@ class AgentThreadingTest {
             QueuePair qp = d.allocPd().createQp(QpInitAttributes.rc(d.createCq(4), d.createCq(4)));
             CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
                 try {
-                    qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+                    qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
                     return null;
                 } catch (RuntimeException e) {
                     return e;
@@ -147,7 +140,7 @@ class AgentThreadingTest {
             Throwable t = other.get();
             assertTrue(t instanceof IllegalStateException && t.getMessage().contains("invoker"), String.valueOf(t));
             assertEquals(QpState.RESET, qp.state(), "nothing changed");
-            qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+            qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             assertEquals(QpState.INIT, qp.state(), "from its own thread it works");
             qp.close();
         } finally {

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.WorkCompletion;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,14 +60,14 @@ class ClosedObjectsTest {
             CompletionQueue cq = d.createCq(16);
             CompletionQueue idle = d.createCq(4);
             MemoryRegion mr = pd.registerMemory(java.nio.ByteBuffer.allocateDirect(4096),
-                    io.rnic.core.memory.AccessFlags.LOCAL_WRITE);
+                    io.rnic.verbs.AccessFlags.LOCAL_WRITE);
             QueuePair qp = pd.createQp(QpInitAttributes.rc(cq, cq));
             Connections.connect(qp, Connections.local(qp, 1, mr),
                     new ConnectionInfo(Gid.of(java.net.InetAddress.getByName("127.0.87.211")), 0x99, 7, 0, 0),
                     RcOptions.defaults());
             qp.postRecv(new RecvWorkRequest().wrId(1).sge(mr.address(), 64, mr.lkey()));
-            qp.postSend(new io.rnic.core.transport.SendWorkRequest().wrId(2)
-                    .opcode(io.rnic.core.transport.WrOpcode.SEND).signaled(true).sge(mr.address(), 64, mr.lkey()));
+            qp.postSend(new io.rnic.verbs.SendWorkRequest().wrId(2)
+                    .opcode(io.rnic.verbs.WrOpcode.SEND).signaled(true).sge(mr.address(), 64, mr.lkey()));
             java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
                     return idle.await(60_000_000_000L);
@@ -83,7 +81,7 @@ class ClosedObjectsTest {
             java.util.List<Long> flushed = new java.util.ArrayList<>();
             WorkCompletion wc = new WorkCompletion();
             while (cq.poll(wc)) {
-                assertEquals(io.rnic.core.transport.WcStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
+                assertEquals(io.rnic.verbs.WcStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
                 flushed.add(wc.wrId());
             }
             assertTrue(flushed.containsAll(java.util.List.of(1L, 2L)), "both outstanding requests flushed: " + flushed);

@@ -3,10 +3,6 @@ package io.rnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.qp.QpState;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.ArrayList;

@@ -4,13 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.qp.PathMtu;
-import io.rnic.core.qp.QpAttributes;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
@@ -108,11 +101,11 @@ class QpTransitionsVerbsTest {
     @Test
     void rtsToSqdDrainsAndRaisesSqDrainedThenBackToRts() {
         try (RcFixture f = new RcFixture(46)) {
-            java.util.List<io.rnic.core.hca.AsyncEvent> events = new java.util.ArrayList<>();
+            java.util.List<io.rnic.verbs.AsyncEvent> events = new java.util.ArrayList<>();
             f.a.addAsyncEventListener(events::add);
             f.qpA.modify(new QpAttributes().state(QpState.SQD).enSqdAsyncNotify(true));
             f.settle();
-            assertTrue(events.stream().anyMatch(e -> e.type() == io.rnic.core.hca.AsyncEvent.Type.SQ_DRAINED), events.toString());
+            assertTrue(events.stream().anyMatch(e -> e.type() == io.rnic.verbs.AsyncEvent.Type.SQ_DRAINED), events.toString());
             f.qpA.modify(new QpAttributes().state(QpState.RTS));
             assertEquals(QpState.RTS, f.qpA.state());
         }

@@ -5,16 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.hca.Counter;
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +14,6 @@ import org.junit.jupiter.api.Test;
 class RcErrorsTest {
     /** RcFixture's path MTU (RcOptions' default). */
     private static final int MTU = 1024;
-
 
     private static SendWorkRequest write(RcFixture f, long remoteAddr, int rkey, int len) {
         return new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
@@ -333,8 +322,8 @@ class RcErrorsTest {
     @Test
     void theStateReadsErrWhenTheErrorCompletionIsPublished() {
         try (RcFixture f = new RcFixture(30)) {
-            List<io.rnic.core.qp.QpState> seenA = new java.util.ArrayList<>();
-            List<io.rnic.core.qp.QpState> seenB = new java.util.ArrayList<>();
+            List<io.rnic.verbs.QpState> seenA = new java.util.ArrayList<>();
+            List<io.rnic.verbs.QpState> seenB = new java.util.ArrayList<>();
             f.cqA.core.notifier(q -> seenA.add(f.qpA.state()));
             f.cqB.core.notifier(q -> seenB.add(f.qpB.state()));
             f.cqA.core.requestNotify(false);
@@ -490,10 +479,10 @@ class RcErrorsTest {
             f.a.addAsyncEventListener(events::add);
             CompletionQueue tiny = f.a.createCq(1);
             QueuePair qp = f.pdA.createQp(QpInitAttributes.rc(tiny, tiny));
-            qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+            qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             qp.postRecv(new RecvWorkRequest().wrId(1));
             qp.postRecv(new RecvWorkRequest().wrId(2));
-            qp.modify(new io.rnic.core.qp.QpAttributes().state(QpState.ERR));
+            qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.ERR));
             f.settle();
             assertTrue(events.stream().anyMatch(e -> e.type() == AsyncEvent.Type.CQ_ERR), events.toString());
         }

@@ -1,7 +1,5 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.QpCaps;
-
 /** A {@link SimPair} with one connected RC QP on each side. */
 final class RcFixture extends SimPair {
     final QueuePair qpA;

@@ -3,12 +3,6 @@ package io.rnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
@@ -135,7 +129,7 @@ class RcOperationsTest {
     @ParameterizedTest(name = "MTU {0}")
     @ValueSource(ints = {256, 512, 1024, 2048, 4096})
     void everyPathMtuSegmentsSendWriteAndRead(int mtu) {
-        RcOptions o = RcOptions.defaults().withMtu(io.rnic.core.qp.PathMtu.ofBytes(mtu));
+        RcOptions o = RcOptions.defaults().withMtu(io.rnic.verbs.PathMtu.ofBytes(mtu));
         try (RcFixture f = new RcFixture(7, o, 11, 22)) {
             int len = 5 * mtu + 3;
             RcFixture.fill(f.bufA, 0, len, mtu);
@@ -154,7 +148,7 @@ class RcOperationsTest {
             assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 200_000, len));
             assertTrue(RcFixture.same(f.bufB, 300_000, f.bufA, 400_000, len));
             // six packets each way for the SEND and the WRITE, six READ responses
-            assertEquals(6 + 6 + 1, f.a.counters().get(io.rnic.core.hca.Counter.SENT_PKTS));
+            assertEquals(6 + 6 + 1, f.a.counters().get(io.rnic.verbs.Counter.SENT_PKTS));
         }
     }
 }

@@ -3,16 +3,10 @@ package io.rnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.Counter;
 import io.rnic.core.packet.AethSyndrome;
 import io.rnic.core.packet.OpcodeTable;
 import io.rnic.core.packet.PacketFields;
 import io.rnic.core.psn.Psn;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import io.rnic.transport.fault.Faults;
 import io.rnic.transport.fault.PacketMatch;
 import io.rnic.transport.sim.LinkDirection;
@@ -204,7 +198,7 @@ class RcReliabilityTest {
             Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, ack);
             f.settle();
             assertEquals(1, f.a.counters().get(Counter.DUPLICATE_RESPONSE));
-            assertEquals(io.rnic.core.qp.QpState.RTS, f.qpA.state(), "a stale NAK must not error the QP");
+            assertEquals(io.rnic.verbs.QpState.RTS, f.qpA.state(), "a stale NAK must not error the QP");
         }
     }
 
@@ -334,7 +328,7 @@ class RcReliabilityTest {
             assertEquals("RC_RDMA_READ_RESPONSE_LAST", resent.opcode());
             assertEquals(PSN_A + 1, resent.psn(), "from the duplicate's own PSN");
             assertEquals(0, f.b.counters().get(Counter.RCVD_DROPPED), "a subset is a valid duplicate");
-            assertEquals(io.rnic.core.qp.QpState.RTS, f.qpA.state(), "the requester ignores the stale response");
+            assertEquals(io.rnic.verbs.QpState.RTS, f.qpA.state(), "the requester ignores the stale response");
         }
     }
 

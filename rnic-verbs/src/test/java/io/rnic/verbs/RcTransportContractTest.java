@@ -1,7 +1,5 @@
 package io.rnic.verbs;
 
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.WrOpcode;
 import java.util.EnumSet;
 import java.util.Set;
 

@@ -3,15 +3,9 @@ package io.rnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.Counter;
 import io.rnic.core.packet.AethSyndrome;
 import io.rnic.core.packet.OpcodeTable;
 import io.rnic.core.packet.PacketFields;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import io.rnic.transport.fault.Faults;
 import io.rnic.transport.fault.PacketMatch;
 import java.util.List;
@@ -116,7 +110,7 @@ class RoceSimScenariosTest {
             f.qpA.postSend(write(f, 1, 64));
             WorkCompletion wc = f.await(f.cqA);
             assertEquals(WcStatus.BAD_RESP_ERR, wc.status(), "a READ response for a WRITE");
-            assertEquals(io.rnic.core.qp.QpState.ERR, f.qpA.state());
+            assertEquals(io.rnic.verbs.QpState.ERR, f.qpA.state());
         }
     }
 
@@ -250,7 +244,7 @@ class RoceSimScenariosTest {
             recv(f);
             f.qpA.postSend(send(f, 1));
             assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status(), "a MIDDLE without a FIRST: NAK Invalid Request");
-            assertEquals(io.rnic.core.qp.QpState.ERR, f.qpB.state());
+            assertEquals(io.rnic.verbs.QpState.ERR, f.qpB.state());
         }
     }
 }

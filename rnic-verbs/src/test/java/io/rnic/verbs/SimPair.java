@@ -1,10 +1,5 @@
 package io.rnic.verbs;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WrOpcode;
-import io.rnic.core.transport.WorkCompletion;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
 import java.nio.ByteBuffer;

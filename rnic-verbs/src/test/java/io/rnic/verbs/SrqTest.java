@@ -4,19 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.hca.Counter;
 import io.rnic.core.packet.AethSyndrome;
-import io.rnic.core.qp.QpAttributes;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -243,7 +231,7 @@ class SrqTest {
         postSrq(1, 0, 256);
         postSrq(2, 256, 256);
         ucA.postSend(send(1, 0, 100));
-        var ah = p.pdA.createAddressHandle(io.rnic.core.qp.AddressVector.of(p.wireB.localAddress().getAddress()));
+        var ah = p.pdA.createAddressHandle(io.rnic.verbs.AddressVector.of(p.wireB.localAddress().getAddress()));
         udA.postSend(send(2, 0, 100).ud(ah, udB.qpn(), 0x1234));
         List<WorkCompletion> r = p.await(p.cqB, 2);
         Set<Integer> qps = r.stream().map(WorkCompletion::qpNum).collect(Collectors.toSet());

@@ -4,17 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.qp.QpAttributes;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.AddressHandle;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -55,7 +44,7 @@ abstract class TransportContractTest {
     }
 
     private QpInitAttributes init(CompletionQueue cq) {
-        return new QpInitAttributes(type(), cq, cq, io.rnic.core.transport.QpCaps.defaults(), false, true);
+        return new QpInitAttributes(type(), cq, cq, io.rnic.verbs.QpCaps.defaults(), false, true);
     }
 
     TransportContractTest() {
@@ -156,7 +145,7 @@ abstract class TransportContractTest {
             assertTrue(e.getMessage().contains("cannot be posted on a " + type()), e.getMessage());
         }
         p.settle();
-        assertEquals(0, p.a.counters().get(io.rnic.core.hca.Counter.SENT_PKTS));
+        assertEquals(0, p.a.counters().get(io.rnic.verbs.Counter.SENT_PKTS));
     }
 
     @Test

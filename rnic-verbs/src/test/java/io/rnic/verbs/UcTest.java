@@ -4,14 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.Counter;
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import io.rnic.transport.fault.Faults;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
@@ -96,7 +88,7 @@ class UcTest {
         net.scheduler().runUntil(() -> false, 1_000_000);
         assertEquals(0, b.counters().get(Counter.SEND_RNR_ERR));
         assertEquals(1, b.counters().get(Counter.RCVD_DROPPED));
-        assertEquals(io.rnic.core.qp.QpState.RTS, qpB.state());
+        assertEquals(io.rnic.verbs.QpState.RTS, qpB.state());
     }
 
     @Test
@@ -169,6 +161,6 @@ class UcTest {
         assertEquals(WcStatus.LOC_PROT_ERR, r.get(0).status());
         assertEquals(1, r.get(0).wrId());
         assertEquals(WcStatus.WR_FLUSH_ERR, r.get(1).status());
-        assertEquals(io.rnic.core.qp.QpState.ERR, qpB.state());
+        assertEquals(io.rnic.verbs.QpState.ERR, qpB.state());
     }
 }

@@ -1,12 +1,7 @@
 package io.rnic.verbs;
 
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.WrOpcode;
 import java.util.EnumSet;
 import java.util.Set;
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.transport.AddressHandle;
-import io.rnic.core.transport.SendWorkRequest;
 
 /** The transport contract on UD. */
 class UdTransportContractTest extends TransportContractTest {

@@ -8,7 +8,7 @@ import io.rnic.core.packet.PacketEncoder;
 import io.rnic.core.packet.PacketFields;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
-import io.rnic.transport.WireTap;
+import io.rnic.core.wire.WireTap;
 import io.rnic.transport.sim.SimWire;
 import io.rnic.transport.fault.FaultModel;
 import java.util.ArrayList;

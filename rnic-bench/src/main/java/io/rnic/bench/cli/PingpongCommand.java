@@ -3,8 +3,8 @@ package io.rnic.bench.cli;
 import io.rnic.bench.pingpong.Pingpong;
 import io.rnic.bench.pingpong.PingpongConfig;
 import io.rnic.bench.pingpong.PingpongMode;
-import io.rnic.core.hca.IcrcPolicy;
-import io.rnic.core.qp.PathMtu;
+import io.rnic.verbs.IcrcPolicy;
+import io.rnic.verbs.PathMtu;
 import java.io.IOException;
 import java.io.PrintStream;
 

@@ -1,6 +1,6 @@
 package io.rnic.bench.cli;
 
-import io.rnic.core.hca.IcrcPolicy;
+import io.rnic.verbs.IcrcPolicy;
 import io.rnic.transport.udp.Gso;
 
 /** The options every command that opens a UDP wire reads the same way: {@code --icrc} and {@code --gso}. */

@@ -1,11 +1,11 @@
 package io.rnic.bench.demo;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.transport.Wire;
-import io.rnic.transport.WireTap;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.QpCaps;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.core.wire.Wire;
+import io.rnic.core.wire.WireTap;
 import io.rnic.transport.pcap.PcapCapture;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.udp.Gso;

@@ -1,10 +1,10 @@
 package io.rnic.bench.demo;
 
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.CompletionQueue;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.rnic.bench.demo;
 
-import io.rnic.transport.Wire;
+import io.rnic.core.wire.Wire;
 import io.rnic.transport.fault.FaultInjectingWire;
 import io.rnic.transport.fault.FaultModel;
 import io.rnic.transport.fault.Faults;

@@ -1,13 +1,13 @@
 package io.rnic.bench.demo;
 
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.Counter;
 import io.rnic.core.packet.PseudoHeader;
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.AddressHandle;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.AddressHandle;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import io.rnic.verbs.Connections;
 import io.rnic.verbs.QueuePair;
 import java.io.PrintStream;

@@ -1,11 +1,11 @@
 package io.rnic.bench.jmh;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.QpCaps;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Connections;

@@ -1,8 +1,8 @@
 package io.rnic.bench.perf;
 
-import io.rnic.core.hca.IcrcPolicy;
-import io.rnic.core.qp.PathMtu;
-import io.rnic.core.qp.QpType;
+import io.rnic.verbs.IcrcPolicy;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpType;
 import io.rnic.transport.udp.HcaAgent;
 import java.util.List;
 

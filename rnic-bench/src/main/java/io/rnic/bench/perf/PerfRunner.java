@@ -1,6 +1,6 @@
 package io.rnic.bench.perf;
 
-import io.rnic.transport.Wire;
+import io.rnic.core.wire.Wire;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.udp.HcaAgent;
 import io.rnic.transport.udp.UdpWire;
@@ -217,8 +217,8 @@ public final class PerfRunner {
     }
 
     private static long packets(PerfSide side) {
-        return side.device.counters().get(io.rnic.core.hca.Counter.SENT_PKTS)
-                + side.device.counters().get(io.rnic.core.hca.Counter.RCVD_PKTS);
+        return side.device.counters().get(io.rnic.verbs.Counter.SENT_PKTS)
+                + side.device.counters().get(io.rnic.verbs.Counter.RCVD_PKTS);
     }
 
     private int runSimulated() {

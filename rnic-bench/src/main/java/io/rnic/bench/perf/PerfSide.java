@@ -1,15 +1,15 @@
 package io.rnic.bench.perf;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.qp.QpType;
-import io.rnic.core.transport.AddressHandle;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.transport.Wire;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.AddressHandle;
+import io.rnic.verbs.QpCaps;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.core.wire.Wire;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.ConnectionInfo;
 import io.rnic.verbs.Connections;

@@ -1,6 +1,6 @@
 package io.rnic.bench.perf;
 
-import io.rnic.core.transport.WrOpcode;
+import io.rnic.verbs.WrOpcode;
 
 /** The perftest programs {@code rnic perf} runs: an operation, measured as bandwidth or latency. */
 public enum PerfTest {

@@ -1,17 +1,17 @@
 package io.rnic.bench.pingpong;
 
 import io.rnic.bench.pingpong.PingpongExchange.Dest;
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.qp.QpAttributes;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.transport.AddressHandle;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.AddressHandle;
+import io.rnic.verbs.QpCaps;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.CompletionChannel;
 import io.rnic.verbs.CompletionQueue;
@@ -162,7 +162,7 @@ public final class Pingpong {
             udRemoteQpn = remote.get(0).qpn();
             return;
         }
-        boolean rc = mode.type() == io.rnic.core.qp.QpType.RC;
+        boolean rc = mode.type() == io.rnic.verbs.QpType.RC;
         for (int i = 0; i < qps.length; i++) {
             QpAttributes rtr = new QpAttributes().state(QpState.RTR).pathMtu(c.mtu()).destQpn(remote.get(i).qpn())
                     .rqPsn(remote.get(i).psn()).av(av);

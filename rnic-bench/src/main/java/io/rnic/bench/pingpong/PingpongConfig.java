@@ -1,7 +1,7 @@
 package io.rnic.bench.pingpong;
 
-import io.rnic.core.hca.IcrcPolicy;
-import io.rnic.core.qp.PathMtu;
+import io.rnic.verbs.IcrcPolicy;
+import io.rnic.verbs.PathMtu;
 
 /**
  * One run of {@code rnic pingpong}: the program it behaves as and the options it takes.

@@ -1,6 +1,6 @@
 package io.rnic.bench.pingpong;
 
-import io.rnic.core.qp.QpType;
+import io.rnic.verbs.QpType;
 
 /**
  * Which of rdma-core's libibverbs example programs a {@code rnic pingpong} run behaves as: each

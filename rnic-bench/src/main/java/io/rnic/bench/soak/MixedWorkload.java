@@ -2,12 +2,12 @@ package io.rnic.bench.soak;
 
 import io.rnic.bench.console.Progress;
 import io.rnic.bench.demo.DemoPair;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WcOpcode;
-import io.rnic.core.transport.WcStatus;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;

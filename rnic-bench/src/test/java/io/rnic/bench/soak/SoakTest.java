@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rnic.bench.demo.DemoPair;
 import io.rnic.bench.demo.FaultSpec;
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.Counter;
 import io.rnic.verbs.RcOptions;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,10 @@
 package io.rnic.core.hca;
 
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.Counters;
+import io.rnic.verbs.IcrcPolicy;
+
 import io.netty.buffer.ByteBuf;
 import io.rnic.core.memory.KeyTable;
 import io.rnic.core.memory.MemoryRegion;

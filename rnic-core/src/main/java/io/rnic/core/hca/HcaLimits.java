@@ -1,6 +1,6 @@
 package io.rnic.core.hca;
 
-import io.rnic.core.qp.PathMtu;
+import io.rnic.verbs.PathMtu;
 import io.rnic.core.qp.QpTransitions;
 
 /**

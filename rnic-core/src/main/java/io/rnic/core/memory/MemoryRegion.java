@@ -1,5 +1,7 @@
 package io.rnic.core.memory;
 
+import io.rnic.verbs.AccessFlags;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;

@@ -1,7 +1,9 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.SendWorkRequest;
+
 import io.rnic.core.packet.PseudoHeader;
-import io.rnic.core.qp.QpAttributes;
+import io.rnic.verbs.QpAttributes;
 
 /**
  * The destination seam: how a QP's work requests find their destination and which sources its

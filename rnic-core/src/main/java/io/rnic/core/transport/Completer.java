@@ -1,7 +1,9 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.WcStatus;
+
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
 import io.rnic.core.packet.AethSyndrome;
 import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.Position;
@@ -116,7 +118,7 @@ final class Completer {
     private void ackTimerFired() {
         rel.ackTimerPending = false;
         rel.ackTimer = null;
-        if (qp.state == io.rnic.core.qp.QpState.ERR || qp.state == io.rnic.core.qp.QpState.RESET) {
+        if (qp.state == io.rnic.verbs.QpState.ERR || qp.state == io.rnic.verbs.QpState.RESET) {
             return;
         }
         if (window.inFlight() == 0) {
@@ -423,7 +425,7 @@ final class Completer {
         rel.rnrTimer = qp.hca.scheduler().schedule(delay, () -> {
             rel.rnrTimer = null;
             rel.rnrWait = false;
-            if (qp.state == io.rnic.core.qp.QpState.ERR) {
+            if (qp.state == io.rnic.verbs.QpState.ERR) {
                 return;
             }
             qp.requester.rewind(psn);

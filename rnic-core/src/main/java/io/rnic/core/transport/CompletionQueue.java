@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.WorkCompletion;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;

@@ -1,7 +1,12 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.WorkCompletion;
+
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
 import io.rnic.core.packet.Operation;
 
 /**
@@ -35,11 +40,7 @@ final class CompletionWriter {
         if (report) {
             WorkCompletion wc = qp.sendCq.begin();
             if (wc != null) {
-                wc.wrId = wrId;
-                wc.status = status;
-                wc.opcode = opcode;
-                wc.qpNum = qp.qpn;
-                wc.byteLen = byteLen;
+                wc.fill(wrId, status, opcode, qp.qpn).details(byteLen, 0, 0, 0, 0);
                 qp.sendCq.commit(false);
             } else {
                 cqOverflow();
@@ -68,17 +69,12 @@ final class CompletionWriter {
         from.retire(w);
         WorkCompletion wc = qp.recvCq.begin();
         if (wc != null) {
-            wc.wrId = wrId;
-            wc.status = status;
-            wc.opcode = opcode;
-            wc.qpNum = qp.qpn;
-            wc.srcQp = srcQp;
+            wc.fill(wrId, status, opcode, qp.qpn);
             if (status == WcStatus.SUCCESS) {
-                wc.byteLen = byteLen;
-                wc.wcFlags = flags;
-                wc.immData = imm;
-                wc.invalidatedRkey = invRkey;
+                wc.details(byteLen, srcQp, flags, imm, invRkey);
                 qp.hca.counters().inc(Counter.RDMA_RECVS);
+            } else {
+                wc.details(0, srcQp, 0, 0, 0);
             }
             qp.recvCq.commit(solicited);
         } else {
@@ -94,7 +90,7 @@ final class CompletionWriter {
     private void cqOverflow() {
         // The CQ reported CQ_ERR itself; the QPs that lost a completion go to ERR (once: a QP
         // already in ERR is flushing into the full queue).
-        if (qp.state != io.rnic.core.qp.QpState.ERR) {
+        if (qp.state != io.rnic.verbs.QpState.ERR) {
             qp.hca.scheduler().execute(() -> qp.moveToError(AsyncEvent.Type.QP_FATAL));
         }
     }

@@ -1,10 +1,12 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.SendWorkRequest;
+
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.PseudoHeader;
-import io.rnic.core.qp.AddressVector;
-import io.rnic.core.qp.QpAttrMask;
-import io.rnic.core.qp.QpAttributes;
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
 import java.net.InetSocketAddress;
 
 /**

@@ -1,8 +1,12 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.SendWorkRequest;
+
+import io.rnic.verbs.AddressHandle;
+
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.PseudoHeader;
-import io.rnic.core.qp.QpAttributes;
+import io.rnic.verbs.QpAttributes;
 
 /**
  * A destination per work request (UD; RD later): the address handle, remote QPN and Q_Key the
@@ -51,17 +55,17 @@ final class DatagramAddressing implements Addressing {
 
     @Override
     public void checkPost(SendWorkRequest wr) {
-        if (wr.ah == null) {
+        if (wr.ah() == null) {
             throw new IllegalArgumentException("a " + qp.type + " work request needs an address handle (ud())");
         }
-        if (wr.ah.isDestroyed()) {
+        if (wr.ah().isDestroyed()) {
             throw new IllegalArgumentException("the address handle of the work request is destroyed");
         }
-        if (wr.ah.pd() != qp.pd) {
-            throw new IllegalArgumentException("the address handle belongs to " + wr.ah.pd() + ", the QP to " + qp.pd);
+        if (wr.ah().pd() != qp.pd) {
+            throw new IllegalArgumentException("the address handle belongs to " + wr.ah().pd() + ", the QP to " + qp.pd);
         }
-        if ((wr.remoteQpn & ~0xFFFFFF) != 0) {
-            throw new IllegalArgumentException(String.format("remote QPN 0x%x is wider than 24 bits", wr.remoteQpn));
+        if ((wr.remoteQpn() & ~0xFFFFFF) != 0) {
+            throw new IllegalArgumentException(String.format("remote QPN 0x%x is wider than 24 bits", wr.remoteQpn()));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.RecvWorkRequest;
+
 import io.rnic.core.packet.AethSyndrome;
 
 /**
@@ -42,8 +44,8 @@ final class OwnReceiveQueue implements ReceiveQueue {
 
     @Override
     public void post(RecvWorkRequest wr) {
-        if (wr.sges.count > maxSge) {
-            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed max_recv_sge " + maxSge);
+        if (wr.numSge() > maxSge) {
+            throw new IllegalArgumentException(wr.numSge() + " SGEs exceed max_recv_sge " + maxSge);
         }
         synchronized (this) {
             if (posted - completed >= slots.length) {
@@ -56,8 +58,10 @@ final class OwnReceiveQueue implements ReceiveQueue {
                 slots[i] = w;
             }
             w.sgl.clear();
-            w.wrId = wr.wrId;
-            wr.sges.copyTo(w.sgl);
+            w.wrId = wr.wrId();
+            for (int k = 0, n = wr.numSge(); k < n; k++) {
+                w.sgl.add(wr.sgeAddress(k), wr.sgeLength(k), wr.sgeLkey(k));
+            }
             posted = posted + 1;
         }
         if (inError.getAsBoolean()) {

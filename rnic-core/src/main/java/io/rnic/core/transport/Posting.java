@@ -1,9 +1,13 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.RecvWorkRequest;
+
+import io.rnic.verbs.SendWorkRequest;
+
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.memory.MemoryAccess;
 import io.rnic.core.memory.MemoryRegion;
-import io.rnic.core.qp.QpState;
+import io.rnic.verbs.QpState;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -26,21 +30,21 @@ final class Posting {
             throw new IllegalStateException("post_send on QP 0x" + Integer.toHexString(qp.qpn) + " in state " + s
                     + ": sends need RTS (or SQD, SQE, ERR)");
         }
-        RequestKind kind = RequestKind.of(wr.opcode);
+        RequestKind kind = RequestKind.of(wr.opcode());
         if (kind == null || !kind.transports().contains(qp.transport)) {
-            throw new IllegalArgumentException("opcode " + wr.opcode + " cannot be posted on a " + qp.type + " QP");
+            throw new IllegalArgumentException("opcode " + wr.opcode() + " cannot be posted on a " + qp.type + " QP");
         }
-        if (wr.sges.count > qp.caps.maxSendSge()) {
-            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed max_send_sge " + qp.caps.maxSendSge());
+        if (wr.numSge() > qp.caps.maxSendSge()) {
+            throw new IllegalArgumentException(wr.numSge() + " SGEs exceed max_send_sge " + qp.caps.maxSendSge());
         }
         long total = wr.totalLength();
-        boolean inline = (wr.flags & SendWqe.INLINE) != 0;
+        boolean inline = (wr.flags() & SendWqe.INLINE) != 0;
         if (inline && total > qp.caps.maxInlineData()) {
             throw new IllegalArgumentException("inline data of " + total + " bytes exceeds max_inline_data "
                     + qp.caps.maxInlineData());
         }
         if (inline && kind.isReadOrAtomic()) {
-            throw new IllegalArgumentException(wr.opcode + " cannot be sent inline: its data comes back from the responder");
+            throw new IllegalArgumentException(wr.opcode() + " cannot be sent inline: its data comes back from the responder");
         }
         if (total > qp.hca.limits().maxMessageSize()) {
             throw new IllegalArgumentException("message of " + total + " bytes exceeds the maximum message size "
@@ -48,17 +52,17 @@ final class Posting {
         }
         if (kind.isAtomic()) {
             if (total != 8) {
-                throw new IllegalArgumentException(wr.opcode + " needs exactly 8 bytes of local buffer, got " + total);
+                throw new IllegalArgumentException(wr.opcode() + " needs exactly 8 bytes of local buffer, got " + total);
             }
-            if (wr.sges.count != 1) {
+            if (wr.numSge() != 1) {
                 // The original value comes back as one 8-byte word: split over SGEs it would have to
                 // be scattered, and writing it whole at the first SGE would run past that SGE.
-                throw new IllegalArgumentException(wr.opcode + " needs its 8-byte local buffer in one SGE, got "
-                        + wr.sges.count + " SGEs");
+                throw new IllegalArgumentException(wr.opcode() + " needs its 8-byte local buffer in one SGE, got "
+                        + wr.numSge() + " SGEs");
             }
-            if ((wr.remoteAddr & 7) != 0) {
+            if ((wr.remoteAddr() & 7) != 0) {
                 throw new IllegalArgumentException(String.format("%s remote address 0x%x is not 8-byte aligned",
-                        wr.opcode, wr.remoteAddr));
+                        wr.opcode(), wr.remoteAddr()));
             }
         }
         qp.addressing.checkPost(wr);
@@ -69,23 +73,25 @@ final class Posting {
                 throw new IllegalStateException("send queue of QP 0x" + Integer.toHexString(qp.qpn)
                         + " is full (max_send_wr " + qp.caps.maxSendWr() + ")");
             }
-            w.wrId = wr.wrId;
-            w.opcode = wr.opcode;
+            w.wrId = wr.wrId();
+            w.opcode = wr.opcode();
             w.kind = kind;
-            w.flags = wr.flags | (qp.signalAll ? SendWqe.SIGNALED : 0);
-            w.imm = wr.imm;
-            w.invalidateRkey = wr.invalidateRkey;
-            w.remoteAddr = wr.remoteAddr;
-            w.rkey = wr.rkey;
-            w.compareAdd = wr.compareAdd;
-            w.swap = wr.swap;
-            w.ah = wr.ah;
-            w.remoteQpn = wr.remoteQpn;
-            w.remoteQkey = wr.remoteQkey;
+            w.flags = wr.flags() | (qp.signalAll ? SendWqe.SIGNALED : 0);
+            w.imm = wr.imm();
+            w.invalidateRkey = wr.invalidateRkey();
+            w.remoteAddr = wr.remoteAddr();
+            w.rkey = wr.rkey();
+            w.compareAdd = wr.compareAdd();
+            w.swap = wr.swap();
+            w.ah = wr.ah();
+            w.remoteQpn = wr.remoteQpn();
+            w.remoteQkey = wr.remoteQkey();
             if (inline) {
                 copyInline(wr, w);
             } else {
-                wr.sges.copyTo(w.sgl);
+                for (int i = 0, n = wr.numSge(); i < n; i++) {
+                    w.sgl.add(wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
+                }
             }
             sq.publish();
         }
@@ -94,23 +100,24 @@ final class Posting {
 
     private void copyInline(SendWorkRequest wr, SendWqe w) {
         int at = 0;
-        Sges g = wr.sges;
-        for (int i = 0; i < g.count; i++) {
-            int len = g.length[i];
+        for (int i = 0, n = wr.numSge(); i < n; i++) {
+            int len = wr.sgeLength(i);
+            long addr = wr.sgeAddress(i);
+            int lkey = wr.sgeLkey(i);
             if (len == 0) {
                 continue;
             }
-            MemoryRegion mr = qp.hca.keys().lookup(g.lkey[i]);
-            AccessResult r = MemoryAccess.check(mr, qp.pd, g.addr[i], len, 0, 1);
+            MemoryRegion mr = qp.hca.keys().lookup(lkey);
+            AccessResult r = MemoryAccess.check(mr, qp.pd, addr, len, 0, 1);
             if (r == AccessResult.OK && !mr.pin()) {
                 r = AccessResult.INVALID_KEY; // deregistered between lookup and copy
             }
             if (r != AccessResult.OK) {
                 throw new IllegalArgumentException(String.format("inline SGE %d (lkey 0x%08x, addr 0x%x, length %d): %s",
-                        i, g.lkey[i], g.addr[i], len, r));
+                        i, lkey, addr, len, r));
             }
             try {
-                mr.read(g.addr[i], w.inlineArea(), at, len);
+                mr.read(addr, w.inlineArea(), at, len);
             } finally {
                 mr.unpin(); // held for the copy only, like every access
             }

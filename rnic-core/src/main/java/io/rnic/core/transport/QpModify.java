@@ -1,9 +1,9 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.qp.QpAttrMask;
-import io.rnic.core.qp.QpAttributes;
-import io.rnic.core.qp.QpState;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
 import io.rnic.core.qp.QpTransitions;
 
 /**

@@ -1,6 +1,6 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.Counter;
 import io.rnic.core.memory.MemoryRegion;
 import io.rnic.core.packet.Header;
 import io.rnic.core.packet.Opcode;
@@ -192,8 +192,8 @@ final class ReadResponseStream {
         if (resource == null) {
             return;
         }
-        io.rnic.core.qp.QpState s = qp.state;
-        if (qp.destroyed || s == io.rnic.core.qp.QpState.ERR || s == io.rnic.core.qp.QpState.RESET) {
+        io.rnic.verbs.QpState s = qp.state;
+        if (qp.destroyed || s == io.rnic.verbs.QpState.ERR || s == io.rnic.verbs.QpState.RESET) {
             interrupt(false);
             return;
         }

@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.RecvWorkRequest;
+
 /**
  * Where a QP's responder finds receive WQEs: the QP's own receive queue or a shared receive
  * queue (the receive-source seam). Application threads post; the responder, on the protocol

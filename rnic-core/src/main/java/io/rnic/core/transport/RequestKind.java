@@ -1,6 +1,9 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.memory.AccessFlags;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WrOpcode;
+
+import io.rnic.verbs.AccessFlags;
 import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.Transport;
 import java.util.EnumMap;

@@ -1,8 +1,10 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.hca.Counter;
-import io.rnic.core.memory.AccessFlags;
+import io.rnic.verbs.WcStatus;
+
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.packet.Opcode;
 import io.rnic.core.packet.OpcodeTable;
@@ -11,7 +13,7 @@ import io.rnic.core.packet.Position;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
 import io.rnic.core.psn.RequesterPsnWindow;
-import io.rnic.core.qp.QpState;
+import io.rnic.verbs.QpState;
 
 /**
  * The requester (rxe's {@code rxe_req.c}): turns send WQEs into request packets in order,

@@ -1,8 +1,12 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.AsyncEvent;
-import io.rnic.core.hca.Counter;
-import io.rnic.core.memory.AccessFlags;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.memory.MemoryAccess;
 import io.rnic.core.memory.MemoryRegion;
@@ -598,8 +602,8 @@ final class Responder {
             return; // READ responses are streaming: the ACK follows them (betweenReads)
         }
         ackOwed = false;
-        io.rnic.core.qp.QpState s = qp.state;
-        if (qp.destroyed || s == io.rnic.core.qp.QpState.ERR || s == io.rnic.core.qp.QpState.RESET) {
+        io.rnic.verbs.QpState s = qp.state;
+        if (qp.destroyed || s == io.rnic.verbs.QpState.ERR || s == io.rnic.verbs.QpState.RESET) {
             return;
         }
         transmitAck(ackSyndrome(), owedAckPsn);

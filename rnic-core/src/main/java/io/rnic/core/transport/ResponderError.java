@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.WcStatus;
+
 import io.rnic.core.packet.AethSyndrome;
 
 /**

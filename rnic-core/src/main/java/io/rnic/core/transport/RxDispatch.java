@@ -1,11 +1,11 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.Counter;
 import io.rnic.core.hca.QpEndpoint;
 import io.rnic.core.memory.PKeyTable;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
-import io.rnic.core.qp.QpState;
+import io.rnic.verbs.QpState;
 
 /**
  * The checks a packet passes between the HCA's QP lookup and the engines, in rxe's order

@@ -1,5 +1,8 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.AddressHandle;
+import io.rnic.verbs.WrOpcode;
+
 /**
  * A send queue entry: a copy of the posted work request plus the requester's progress on it.
  * Slots are preallocated per QP and reused, so posting does not allocate.
@@ -17,10 +20,10 @@ public final class SendWqe {
         DONE
     }
 
-    public static final int SIGNALED = 1;
-    public static final int FENCE = 2;
-    public static final int SOLICITED = 4;
-    public static final int INLINE = 8;
+    public static final int SIGNALED = io.rnic.verbs.SendWorkRequest.SIGNALED;
+    public static final int FENCE = io.rnic.verbs.SendWorkRequest.FENCE;
+    public static final int SOLICITED = io.rnic.verbs.SendWorkRequest.SOLICITED;
+    public static final int INLINE = io.rnic.verbs.SendWorkRequest.INLINE;
 
     long wrId;
     WrOpcode opcode;

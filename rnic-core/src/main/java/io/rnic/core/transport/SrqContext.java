@@ -1,6 +1,8 @@
 package io.rnic.core.transport;
 
-import io.rnic.core.hca.AsyncEvent;
+import io.rnic.verbs.RecvWorkRequest;
+
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.memory.ProtectionDomain;
 import io.rnic.core.packet.AethSyndrome;
@@ -94,8 +96,8 @@ public final class SrqContext implements ReceiveQueue {
 
     @Override
     public void post(RecvWorkRequest wr) {
-        if (wr.sges.count > maxSge) {
-            throw new IllegalArgumentException(wr.sges.count + " SGEs exceed the SRQ's max_sge " + maxSge);
+        if (wr.numSge() > maxSge) {
+            throw new IllegalArgumentException(wr.numSge() + " SGEs exceed the SRQ's max_sge " + maxSge);
         }
         synchronized (this) {
             if (destroyed) {
@@ -107,8 +109,10 @@ public final class SrqContext implements ReceiveQueue {
             int slot = free[--freeCount];
             RecvWqe w = slots[slot];
             w.sgl.clear();
-            w.wrId = wr.wrId;
-            wr.sges.copyTo(w.sgl);
+            w.wrId = wr.wrId();
+            for (int k = 0, n = wr.numSge(); k < n; k++) {
+                w.sgl.add(wr.sgeAddress(k), wr.sgeLength(k), wr.sgeLkey(k));
+            }
             posted[(head + count) % posted.length] = slot;
             count++;
         }

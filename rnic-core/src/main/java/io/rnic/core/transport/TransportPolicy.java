@@ -1,7 +1,7 @@
 package io.rnic.core.transport;
 
 import io.rnic.core.packet.Transport;
-import io.rnic.core.qp.QpType;
+import io.rnic.verbs.QpType;
 import java.util.EnumMap;
 import java.util.Map;
 

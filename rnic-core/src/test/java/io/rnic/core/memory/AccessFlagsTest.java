@@ -1,5 +1,7 @@
 package io.rnic.core.memory;
 
+import io.rnic.verbs.AccessFlags;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,7 @@
 package io.rnic.core.memory;
 
+import io.rnic.verbs.AccessFlags;
+
 import static io.rnic.core.memory.AccessResult.ACCESS_DENIED;
 import static io.rnic.core.memory.AccessResult.INVALID_KEY;
 import static io.rnic.core.memory.AccessResult.MISALIGNED;

@@ -1,5 +1,12 @@
 package io.rnic.core.qp;
 
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.memory.AccessFlags;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.core.qp.QpTransitions.Limits;
 import io.rnic.core.qp.QpTransitions.Rule;
 import java.net.InetAddress;

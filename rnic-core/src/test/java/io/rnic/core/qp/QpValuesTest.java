@@ -1,5 +1,12 @@
 package io.rnic.core.qp;
 
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;

@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.WcStatus;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.rnic.core.memory.AccessResult;

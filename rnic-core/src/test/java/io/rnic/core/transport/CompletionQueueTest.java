@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.WorkCompletion;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -20,7 +22,7 @@ class CompletionQueueTest {
     private static void complete(CompletionQueue cq, long wrId) {
         WorkCompletion wc = cq.begin();
         if (wc != null) {
-            wc.wrId = wrId;
+            wc.fill(wrId, io.rnic.verbs.WcStatus.SUCCESS, io.rnic.verbs.WcOpcode.SEND, 0);
             cq.commit(false);
         }
     }
@@ -117,7 +119,7 @@ class CompletionQueueTest {
         complete(cq, 4);
         assertEquals(1, fired.get(), "an unsolicited completion does not fire a solicited-only arm");
         WorkCompletion wc = cq.begin();
-        wc.wrId = 5;
+        wc.fill(5, io.rnic.verbs.WcStatus.SUCCESS, io.rnic.verbs.WcOpcode.SEND, 0);
         cq.commit(true);
         assertEquals(2, fired.get());
     }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.Counter;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.OpcodeTable;
 import io.rnic.core.packet.PacketEncoder;

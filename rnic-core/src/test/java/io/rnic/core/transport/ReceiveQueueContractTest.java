@@ -1,5 +1,7 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.RecvWorkRequest;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;

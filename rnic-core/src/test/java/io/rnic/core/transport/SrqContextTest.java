@@ -1,10 +1,12 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.RecvWorkRequest;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.AsyncEvent;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.core.memory.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.rnic.core.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.rnic.core.hca.AsyncEvent;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.hca.HcaLimits;
 import io.rnic.core.hca.PacketSink;

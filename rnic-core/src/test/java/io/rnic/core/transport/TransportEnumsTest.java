@@ -1,5 +1,9 @@
 package io.rnic.core.transport;
 
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

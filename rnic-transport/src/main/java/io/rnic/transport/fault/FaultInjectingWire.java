@@ -1,7 +1,7 @@
 package io.rnic.transport.fault;
 
 import io.netty.buffer.ByteBuf;
-import io.rnic.transport.Wire;
+import io.rnic.core.wire.Wire;
 import java.net.InetSocketAddress;
 
 /**
@@ -94,14 +94,6 @@ public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
             }
         });
     }
-
-
-
-
-
-
-
-
 
     /** Closes the wrapped wire; held and delayed packets are released. */
     @Override

@@ -1,8 +1,8 @@
 package io.rnic.transport.pcap;
 
 import io.netty.buffer.ByteBuf;
-import io.rnic.transport.Wire;
-import io.rnic.transport.WireTap;
+import io.rnic.core.wire.Wire;
+import io.rnic.core.wire.WireTap;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

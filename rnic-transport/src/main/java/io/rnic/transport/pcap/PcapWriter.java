@@ -5,7 +5,6 @@ import io.rnic.core.packet.PseudoHeader;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,7 +84,7 @@ public final class PcapWriter implements AutoCloseable {
             packet.getBytes(packet.readerIndex(), out, len);
             packets++;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write pcap record", e);
+            throw new io.rnic.verbs.WireException("cannot write pcap record", e);
         }
     }
 

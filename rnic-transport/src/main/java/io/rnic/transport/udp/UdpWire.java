@@ -106,7 +106,7 @@ public final class UdpWire extends AbstractWire {
         }
         if (!bound.isSuccess()) {
             releaseAgent();
-            throw new IllegalStateException("cannot bind UDP " + ip.getHostAddress() + ":" + b.port + ": "
+            throw new io.rnic.verbs.WireException("cannot bind UDP " + ip.getHostAddress() + ":" + b.port + ": "
                     + bound.cause().getMessage(), bound.cause());
         }
         this.main = bound.channel();

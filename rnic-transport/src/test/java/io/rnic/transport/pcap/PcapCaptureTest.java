@@ -3,7 +3,7 @@ package io.rnic.transport.pcap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.transport.WireTap;
+import io.rnic.core.wire.WireTap;
 import io.rnic.transport.sim.LinkConfig;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;

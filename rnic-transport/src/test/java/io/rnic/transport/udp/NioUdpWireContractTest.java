@@ -1,7 +1,7 @@
 package io.rnic.transport.udp;
 
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.rnic.transport.Wire;
+import io.rnic.core.wire.Wire;
 
 /** The same contract on Netty's NIO transport: the fallback where native epoll is missing. */
 class NioUdpWireContractTest extends UdpWireContractTest {

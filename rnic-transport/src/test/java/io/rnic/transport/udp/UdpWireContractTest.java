@@ -1,7 +1,7 @@
 package io.rnic.transport.udp;
 
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.rnic.transport.Wire;
+import io.rnic.core.wire.Wire;
 import io.rnic.transport.WireContractTest;
 import java.util.function.BooleanSupplier;
 

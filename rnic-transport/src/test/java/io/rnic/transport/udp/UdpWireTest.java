@@ -45,7 +45,7 @@ class UdpWireTest {
     @Test
     void aTakenPortIsReportedClearly() {
         try (UdpWire w = UdpWire.bind("127.0.79.3").open()) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> UdpWire.bind("127.0.79.3").open());
+            io.rnic.verbs.WireException e = assertThrows(io.rnic.verbs.WireException.class, () -> UdpWire.bind("127.0.79.3").open());
             assertTrue(e.getMessage().contains("127.0.79.3:4791"), e.getMessage());
         }
     }

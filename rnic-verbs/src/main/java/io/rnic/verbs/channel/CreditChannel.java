@@ -1,13 +1,13 @@
 package io.rnic.verbs.channel;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.qp.QpAttributes;
-import io.rnic.core.qp.QpState;
-import io.rnic.core.transport.QpCaps;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpCaps;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.ConnectionInfo;
 import io.rnic.verbs.Connections;
@@ -49,7 +49,7 @@ import java.util.concurrent.TimeoutException;
  * CreditChannel b = CreditChannel.create(pdB, CreditChannel.Config.defaults());
  * a.connect(b.localInfo(), RcOptions.defaults());
  * b.connect(a.localInfo(), RcOptions.defaults());
- * b.onMessage(m -> System.out.println(m.remaining() + " bytes"));
+ * b.onMessage(message -> consume(message)); // the buffer is valid during the call only
  * a.offer(ByteBuffer.wrap("hello".getBytes()));
  * }</pre>
  */
@@ -337,7 +337,7 @@ public final class CreditChannel implements AutoCloseable {
      * @param options RC attributes
      */
     public void connect(ConnectionInfo local, ConnectionInfo remote, RcOptions options) {
-        connect(local, remote, options, io.rnic.core.qp.AddressVector.ROCE_PORT);
+        connect(local, remote, options, io.rnic.verbs.AddressVector.ROCE_PORT);
     }
 
     /**
@@ -358,7 +358,7 @@ public final class CreditChannel implements AutoCloseable {
      * @param message the bytes to send; its position is not moved
      * @return false if {@link Config#queueCapacity} messages already wait (nothing is queued)
      * @throws IllegalArgumentException if the message is longer than {@link Config#messageBytes}
-     * @throws IllegalStateException if the channel has failed
+     * @throws io.rnic.verbs.RnicException if the channel has failed (a completion with an error status)
      */
     public boolean offer(ByteBuffer message) {
         return enqueue(message, null);
@@ -372,7 +372,7 @@ public final class CreditChannel implements AutoCloseable {
      * @return the SEND's completion
      * @throws IllegalArgumentException if the message is too long
      * @throws java.util.concurrent.RejectedExecutionException if the queue is full
-     * @throws IllegalStateException if the channel has failed
+     * @throws io.rnic.verbs.RnicException if the channel has failed (a completion with an error status)
      */
     public CompletableFuture<Void> sendAsync(ByteBuffer message) {
         CompletableFuture<Void> f = new CompletableFuture<>();
@@ -392,7 +392,7 @@ public final class CreditChannel implements AutoCloseable {
      * @param unit the unit of {@code timeout}
      * @throws TimeoutException if the SEND has not completed in time (it may still be sent later)
      * @throws InterruptedException if the thread is interrupted
-     * @throws IllegalStateException if the channel fails
+     * @throws io.rnic.verbs.RnicException if the channel fails
      */
     public void send(ByteBuffer message, long timeout, TimeUnit unit) throws TimeoutException, InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -487,7 +487,7 @@ public final class CreditChannel implements AutoCloseable {
      * what credits allow and acknowledges what is due.
      *
      * @return how many completions it took (0 if none was waiting)
-     * @throws IllegalStateException if the channel has failed (a completion with an error status)
+     * @throws io.rnic.verbs.RnicException if the channel has failed (a completion with an error status)
      */
     public int poll() {
         checkHealthy();
@@ -652,7 +652,7 @@ public final class CreditChannel implements AutoCloseable {
 
     private void checkHealthy() {
         if (failure != null) {
-            throw new IllegalStateException("the channel has failed", failure);
+            throw new io.rnic.verbs.RnicException("the channel has failed", failure);
         }
     }
 

@@ -1,10 +1,5 @@
 package io.rnic.verbs.example;
 
-import io.rnic.core.memory.AccessFlags;
-import io.rnic.core.transport.RecvWorkRequest;
-import io.rnic.core.transport.SendWorkRequest;
-import io.rnic.core.transport.WorkCompletion;
-import io.rnic.core.transport.WrOpcode;
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.*;
 import java.nio.ByteBuffer;

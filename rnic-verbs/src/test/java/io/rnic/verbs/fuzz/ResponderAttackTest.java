@@ -3,7 +3,7 @@ package io.rnic.verbs.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.Counter;
+import io.rnic.verbs.Counter;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

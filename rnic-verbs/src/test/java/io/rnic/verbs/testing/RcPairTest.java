@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.core.hca.Counter;
-import io.rnic.core.transport.WorkCompletion;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.WorkCompletion;
 import io.rnic.transport.fault.Faults;
 import io.rnic.transport.fault.PacketMatch;
 import io.rnic.verbs.RcOptions;

@@ -1,0 +1,93 @@
+package io.rnic.verbs;
+
+import io.rnic.core.memory.ProtectionDomain;
+import java.net.InetSocketAddress;
+
+/**
+ * An address handle ({@code ibv_ah}): a destination that datagram work requests name, created
+ * in a protection domain from an {@link AddressVector} (the peer's GID as an IP address, its UDP
+ * port, hop limit, traffic class). Closing it is {@code ibv_destroy_ah}: work requests posted
+ * earlier still reach the destination; new ones naming it are refused.
+ */
+public final class AddressHandle implements AutoCloseable {
+    private final ProtectionDomain pd;
+    private final AddressVector vector;
+    private final InetSocketAddress socketAddress;
+    private volatile boolean destroyed;
+
+    private AddressHandle(ProtectionDomain pd, AddressVector vector) {
+        this.pd = pd;
+        this.vector = vector;
+        this.socketAddress = new InetSocketAddress(vector.address(), vector.port());
+    }
+
+    /**
+     * Creates a handle for {@code vector} in {@code pd} ({@code ibv_create_ah}); it holds a
+     * reference on {@code pd} until closed. Applications call
+     * {@link io.rnic.verbs.ProtectionDomain#createAddressHandle}.
+     *
+     * @param pd the protection domain the handle belongs to
+     * @param vector the destination
+     * @return the new handle
+     * @throws IllegalArgumentException if either is null
+     */
+    static AddressHandle create(ProtectionDomain pd, AddressVector vector) {
+        if (pd == null || vector == null) {
+            throw new IllegalArgumentException("an address handle needs a protection domain and an address vector, got "
+                    + pd + " and " + vector);
+        }
+        pd.retain();
+        return new AddressHandle(pd, vector);
+    }
+
+    /**
+     * The engine's record of the protection domain the handle was created in, which the engine
+     * compares with a QP's when a work request names the handle (applications need not use it).
+     *
+     * @return the handle's protection domain, as the engine knows it
+     */
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /**
+     * Where it points.
+     *
+     * @return the address vector it was created from
+     */
+    public AddressVector vector() {
+        return vector;
+    }
+
+    /**
+     * The UDP destination its datagrams are sent to.
+     *
+     * @return the vector's IP address and UDP port
+     */
+    public InetSocketAddress socketAddress() {
+        return socketAddress;
+    }
+
+    /**
+     * Tells whether the handle was closed.
+     *
+     * @return true once {@link #close()} has run
+     */
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** Destroys the handle ({@code ibv_destroy_ah}); repeating it does nothing. */
+    @Override
+    public synchronized void close() {
+        if (!destroyed) {
+            destroyed = true;
+            pd.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AH(" + vector + (destroyed ? ", destroyed)" : ")");
+    }
+}

@@ -1,0 +1,141 @@
+package io.rnic.verbs;
+
+/**
+ * The HCA's counters. Where Linux rxe has a counter for the same event, the name is rxe's
+ * (reference §10.1); the others are ours and say what they count.
+ */
+public enum Counter {
+    /** Packets the HCA handed to its wire, retransmissions included (rxe {@code sent_pkts}). */
+    SENT_PKTS("sent_pkts"),
+    /** Packets received that decoded and were accepted by the ICRC check (rxe {@code rcvd_pkts}). */
+    RCVD_PKTS("rcvd_pkts"),
+    /**
+     * Requests received with a PSN the responder has already accepted, a requester's retries (rxe
+     * {@code duplicate_request}).
+     */
+    DUPLICATE_REQUEST("duplicate_request"),
+    /**
+     * Requests ahead of the expected PSN that made the responder send a PSN Sequence Error NAK; one per NAK,
+     * not per packet (rxe {@code out_of_seq_request}).
+     */
+    OUT_OF_SEQ_REQUEST("out_of_seq_request"),
+    /** RNR NAKs the requester received (rxe {@code rcvd_rnr_err}). */
+    RCVD_RNR_ERR("rcvd_rnr_err"),
+    /** RNR NAKs the responder sent because no receive WQE was posted (rxe {@code send_rnr_err}). */
+    SEND_RNR_ERR("send_rnr_err"),
+    /**
+     * PSN Sequence Error NAKs received that acknowledged earlier packets, as rxe counts them (rxe
+     * {@code rcvd_seq_err}).
+     */
+    RCVD_SEQ_ERR("rcvd_seq_err"),
+    /**
+     * Send WQEs failed with {@link WcStatus#RETRY_EXC_ERR} because {@code retry_cnt} ran out (rxe
+     * {@code retry_exceeded_err}).
+     */
+    RETRY_EXCEEDED_ERR("retry_exceeded_err"),
+    /**
+     * Send WQEs failed with {@link WcStatus#RNR_RETRY_EXC_ERR} because {@code rnr_retry} ran out (rxe
+     * {@code retry_rnr_exceeded_err}).
+     */
+    RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
+    /**
+     * Retries the requester started (after an ACK timeout, a sequence NAK or an implied NAK), each using one
+     * {@code retry_cnt} (rxe {@code completer_retry_err}).
+     */
+    COMPLETER_RETRY_ERR("completer_retry_err"),
+    /**
+     * Named after rxe {@code send_err} (packets that could not be sent); the HCA does not count it, so it
+     * stays zero: send failures are counted by the wire's own {@code send_err}.
+     */
+    SEND_ERR("send_err"),
+    /**
+     * SEND work requests (any variant) completed on the send queue, whatever their status (rxe
+     * {@code rdma_sends}).
+     */
+    RDMA_SENDS("rdma_sends"),
+    /** Receive WQEs completed successfully (rxe {@code rdma_recvs}). */
+    RDMA_RECVS("rdma_recvs"),
+    /**
+     * Packets dropped because their BTH P_Key did not match the QP's ({@code ibv_port_attr.bad_pkey_cntr}).
+     */
+    BAD_PKEY_CNTR("bad_pkey_cntr"),
+    /** Datagrams whose DETH Q_Key was not the receiving QP's (dropped). */
+    QKEY_VIOL_CNTR("qkey_viol_cntr"),
+    /** Packets whose ICRC did not match (rxe drops these without counting). */
+    RCVD_ICRC_ERR("rcvd_icrc_err"),
+    /** Packets the decoder rejected (truncated, unknown opcode, bad PadCnt, ...). */
+    RCVD_MALFORMED("rcvd_malformed"),
+    /** Packets for a QP number that does not exist. */
+    RCVD_UNKNOWN_QP("rcvd_unknown_qp"),
+    /** Packets whose opcode's transport is not the QP's, or that the QP's state refuses. */
+    RCVD_WRONG_QP_STATE_OR_TYPE("rcvd_wrong_qp_state_or_type"),
+    /** Packets from an address other than the QP's address vector. */
+    RCVD_ADDR_MISMATCH("rcvd_addr_mismatch"),
+    /** Requests or responses the state machines dropped silently (ghost or stale responses...). */
+    RCVD_DROPPED("rcvd_dropped"),
+    /**
+     * Exceptions the HCA caught on its protocol thread (a bug, never a peer's fault): a packet
+     * dropped after an internal error (also counted in {@code rcvd_dropped}), or work owed at the
+     * end of a receive batch that failed. Zero in a healthy run, whatever the peers send.
+     */
+    INTERNAL_ERRORS("internal_errors"),
+    /**
+     * ACK packets the responder sent (positive acknowledgements only; atomic ACKs and READ responses are not
+     * counted).
+     */
+    ACKS_SENT("acks_sent"),
+    /** NAKs the responder sent, RNR NAKs included. */
+    NAKS_SENT("naks_sent"),
+    /** NAKs the requester received, other than RNR NAKs (those are {@link #RCVD_RNR_ERR}). */
+    RCVD_NAKS("rcvd_naks"),
+    /** Request packets sent again by a retry. */
+    RETRANSMITTED_PKTS("retransmitted_pkts"),
+    /**
+     * Expiries of the local ACK timer ({@code ibv_qp_attr.timeout}) that started a retry (mlx5
+     * {@code local_ack_timeout_err}).
+     */
+    LOCAL_ACK_TIMEOUTS("local_ack_timeouts"),
+    /** RDMA READ response packets the responder sent, replays included. */
+    READ_RESPONSES_SENT("read_responses_sent"),
+    /** READs whose responses stopped for a duplicate READ with an earlier PSN (seed 000 §3.3.2.2 rule 6). */
+    READ_STREAMS_INTERRUPTED("read_streams_interrupted"),
+    /** Duplicate READs dropped because the responses they ask for are already on their way. */
+    DUPLICATE_REQUEST_IN_PROGRESS("duplicate_request_in_progress"),
+    /**
+     * Atomic requests the responder executed on memory; duplicates answered from the saved result are not
+     * counted.
+     */
+    ATOMICS_EXECUTED("atomics_executed"),
+    /**
+     * Responses dropped because their PSN was already acknowledged or a retry covering it was already under
+     * way.
+     */
+    DUPLICATE_RESPONSE("duplicate_response"),
+    /**
+     * Responses dropped because their PSN is after the last PSN sent: nothing in this QP's window asked for
+     * them.
+     */
+    GHOST_RESPONSE("ghost_response"),
+    /**
+     * READ responses that arrived past the expected PSN, implying earlier ones were lost and starting a retry
+     * (mlx5 {@code implied_nak_seq_err}).
+     */
+    IMPLIED_NAK("implied_nak"),
+    /** Datagrams larger than the port MTU, completed without being sent (C10-93.1.1). */
+    OVERSIZED_DATAGRAMS("oversized_datagrams");
+
+    private final String rxeName;
+
+    Counter(String name) {
+        this.rxeName = name;
+    }
+
+    /**
+     * The counter's name as reported.
+     *
+     * @return the name in {@link Counters#snapshot()}, rxe's name where one exists
+     */
+    public String label() {
+        return rxeName;
+    }
+}

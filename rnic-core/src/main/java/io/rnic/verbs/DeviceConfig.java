@@ -1,0 +1,86 @@
+package io.rnic.verbs;
+
+import io.rnic.core.hca.HcaLimits;
+import io.rnic.core.memory.PKeyTable;
+import java.util.random.RandomGenerator;
+
+/**
+ * How to open an {@link RdmaDevice}: its limits, P_Key table and ICRC policy. Immutable; the
+ * {@code with*} methods return changed copies.
+ *
+ * @param limits     device and port limits
+ * @param pkeys      the port's P_Key table (default: the single full-membership key 0xFFFF)
+ * @param icrcPolicy how received ICRCs are treated
+ * @param keyRandom  source of memory key bytes, or {@code null}: then the wire's seed on a seeded
+ *                   simulated network (the same seed gives the same keys), a securely seeded source
+ *                   on a real network
+ */
+public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom) {
+    /**
+     * Checks that the limits, P_Key table and ICRC policy are given.
+     *
+     * @param limits     device and port limits
+     * @param pkeys      the port's P_Key table
+     * @param icrcPolicy how received ICRCs are treated
+     * @param keyRandom  source of memory key bytes, or {@code null} for the default source
+     * @throws NullPointerException if {@code limits}, {@code pkeys} or {@code icrcPolicy} is null
+     */
+    public DeviceConfig {
+        java.util.Objects.requireNonNull(limits, "limits");
+        java.util.Objects.requireNonNull(pkeys, "pkeys");
+        java.util.Objects.requireNonNull(icrcPolicy, "icrcPolicy");
+    }
+
+    /**
+     * The configuration {@link RdmaDevice#open(io.rnic.core.wire.Wire)} uses: rxe-like limits,
+     * the single P_Key 0xFFFF, strict ICRC checking, memory keys from the wire's seed or a
+     * securely seeded source.
+     *
+     * @return the default configuration
+     */
+    public static DeviceConfig defaults() {
+        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null);
+    }
+
+    /**
+     * Returns a copy with other device and port limits (queue sizes, MTUs, region sizes).
+     *
+     * @param l the limits
+     * @return the changed copy
+     */
+    public DeviceConfig withLimits(HcaLimits l) {
+        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom);
+    }
+
+    /**
+     * Returns a copy with another P_Key table; QPs name a key by its index in it.
+     *
+     * @param p the port's P_Key table
+     * @return the changed copy
+     */
+    public DeviceConfig withPkeys(PKeyTable p) {
+        return new DeviceConfig(limits, p, icrcPolicy, keyRandom);
+    }
+
+    /**
+     * Returns a copy with another treatment of received ICRCs: {@code ACCEPT_UNVERIFIABLE} for a
+     * kernel rxe peer whose IPv4 identification the receiver cannot see.
+     *
+     * @param p the ICRC policy
+     * @return the changed copy
+     */
+    public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
+        return new DeviceConfig(limits, pkeys, p, keyRandom);
+    }
+
+    /**
+     * Returns a copy whose memory keys come from a generator seeded with {@code seed}, so a test
+     * sees the same L_Keys and R_Keys every run, even on a real wire.
+     *
+     * @param seed the seed
+     * @return the changed copy
+     */
+    public DeviceConfig withKeySeed(long seed) {
+        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed));
+    }
+}

@@ -1,0 +1,167 @@
+package io.rnic.verbs;
+
+import io.rnic.core.transport.QpContext;
+import java.nio.ByteBuffer;
+
+/**
+ * A protection domain ({@code ibv_pd}): memory regions and QPs that may be used together.
+ * Closing it is refused while regions or QPs still belong to it.
+ */
+public final class ProtectionDomain implements AutoCloseable {
+    private final RdmaDevice device;
+    final io.rnic.core.memory.ProtectionDomain core;
+    private volatile boolean closed;
+
+    ProtectionDomain(RdmaDevice device, io.rnic.core.memory.ProtectionDomain core) {
+        this.device = device;
+        this.core = core;
+    }
+
+    /**
+     * The device the PD was allocated on.
+     *
+     * @return the owning device
+     */
+    public RdmaDevice device() {
+        return device;
+    }
+
+    /**
+     * Registers the whole of {@code buffer}, from index 0 to its capacity ({@code ibv_reg_mr}).
+     * The device reads and writes the buffer's bytes in place, as a NIC does host memory.
+     *
+     * @param buffer the memory to register; position and limit are not used
+     * @param access {@link AccessFlags} bits: what this device's work requests and peers may do
+     *               with it ({@code REMOTE_WRITE} and {@code REMOTE_ATOMIC} need {@code LOCAL_WRITE})
+     * @return the region, with its virtual address and keys
+     * @throws IllegalArgumentException if {@code buffer} is null, the access flags are invalid, or
+     *     the region exceeds the device's {@code max_mr_size}
+     * @throws IllegalStateException if the PD is closed or the device has no free region index
+     */
+    public MemoryRegion registerMemory(ByteBuffer buffer, int access) {
+        if (buffer == null) {
+            throw new IllegalArgumentException("buffer is required");
+        }
+        return registerMemory(buffer, 0, buffer.capacity(), access);
+    }
+
+    /**
+     * Registers {@code buffer[offset, offset + length)} (absolute; position and limit are not
+     * used). The region gets a virtual address of its own; read it with {@link MemoryRegion#address()}.
+     *
+     * @param buffer the memory holding the region
+     * @param offset index of the region's first byte in {@code buffer}
+     * @param length the region's length in bytes
+     * @param access {@link AccessFlags} bits: what this device's work requests and peers may do
+     *               with it ({@code REMOTE_WRITE} and {@code REMOTE_ATOMIC} need {@code LOCAL_WRITE})
+     * @return the region, with its virtual address and keys
+     * @throws IllegalArgumentException if the range is outside the buffer, the access flags are
+     *     invalid, or the region exceeds the device's {@code max_mr_size}
+     * @throws IllegalStateException if the PD is closed or the device has no free region index
+     */
+    public MemoryRegion registerMemory(ByteBuffer buffer, int offset, int length, int access) {
+        checkOpen();
+        if (length > device.queryDevice().maxMrSize()) {
+            throw new IllegalArgumentException("region of " + length + " bytes exceeds max_mr_size");
+        }
+        return new MemoryRegion(this, device.hca().keys().register(core, buffer, offset, length, access));
+    }
+
+    /**
+     * Creates a queue pair in this PD ({@code ibv_create_qp}). The QP starts in RESET; bring it
+     * to RTS with {@link Connections} or {@link QueuePair#modify}.
+     *
+     * @param init the QP's type, completion queues, queue sizes and SRQ, all of this PD's device
+     * @return the new QP
+     * @throws IllegalArgumentException if {@code init} is null, names CQs or an SRQ of another
+     *     device, or asks for more than the device's limits
+     * @throws IllegalStateException if the PD, the device or a CQ is closed
+     */
+    public QueuePair createQp(QpInitAttributes init) {
+        checkOpen();
+        device.checkOpen();
+        if (init == null) {
+            throw new IllegalArgumentException("QP init attributes are required");
+        }
+        init.sendCq().checkOpen();
+        init.recvCq().checkOpen();
+        if (init.sendCq().device() != device || init.recvCq().device() != device
+                || (init.srq() != null && init.srq().pd().device() != device)) {
+            throw new IllegalArgumentException("the QP's CQs and SRQ must belong to its device " + device);
+        }
+        QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core, init.recvCq().core,
+                init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
+        QueuePair created = new QueuePair(device, this, init, qp);
+        device.remember(created);
+        return created;
+    }
+
+    /**
+     * Creates a shared receive queue in this PD ({@code ibv_create_srq}) holding {@code maxWr}
+     * receive WQEs of up to {@code maxSge} entries, armed at {@code srqLimit} (0: not armed).
+     *
+     * @param maxWr    receive WQEs the queue holds, 1 to the device's {@code max_srq_wr}
+     * @param maxSge   scatter/gather entries per receive WQE, 1 to the device's {@code max_srq_sge}
+     * @param srqLimit the number of posted WQEs below which {@code SRQ_LIMIT_REACHED} fires once;
+     *                 0 leaves the limit unarmed
+     * @return the new shared receive queue
+     * @throws IllegalArgumentException if a size exceeds the device's or the limit exceeds max_wr
+     * @throws IllegalStateException if the PD or the device is closed
+     */
+    public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
+        checkOpen();
+        device.checkOpen();
+        DeviceAttributes d = device.queryDevice();
+        if (maxWr < 1 || maxWr > d.maxSrqWr()) {
+            throw new IllegalArgumentException("SRQ max_wr " + maxWr + " is not in 1.." + d.maxSrqWr() + " (max_srq_wr)");
+        }
+        if (maxSge < 1 || maxSge > d.maxSrqSge()) {
+            throw new IllegalArgumentException("SRQ max_sge " + maxSge + " is not in 1.." + d.maxSrqSge() + " (max_srq_sge)");
+        }
+        return new SharedReceiveQueue(this, new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge,
+                srqLimit));
+    }
+
+    /**
+     * Creates an address handle in this PD ({@code ibv_create_ah}): the destination of datagram
+     * work requests ({@link io.rnic.verbs.SendWorkRequest#ud}). Close it when done: it
+     * keeps the PD in use.
+     *
+     * @param av the destination: its GID (IP address), UDP port, and the GRH fields to send with
+     * @return the address handle
+     * @throws IllegalStateException if the PD is closed
+     */
+    public io.rnic.verbs.AddressHandle createAddressHandle(io.rnic.verbs.AddressVector av) {
+        checkOpen();
+        return io.rnic.verbs.AddressHandle.create(core, av);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("protection domain " + core.id() + " is closed");
+        }
+    }
+
+    /**
+     * Deallocates the PD ({@code ibv_dealloc_pd}). Closing it again does nothing.
+     *
+     * @throws IllegalStateException while memory regions, QPs, SRQs or address handles of the PD
+     *     exist (the PD stays open)
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (core.isInUse()) {
+            throw new IllegalStateException("protection domain " + core.id() + " is in use by " + core.useCount()
+                    + " memory region(s), QP(s), SRQ(s) or address handle(s)");
+        }
+        closed = true;
+    }
+
+    @Override
+    public String toString() {
+        return "PD#" + core.id();
+    }
+}

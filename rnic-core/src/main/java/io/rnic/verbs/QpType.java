@@ -1,0 +1,48 @@
+package io.rnic.verbs;
+
+/** QP transport types with the values of libibverbs {@code enum ibv_qp_type}. */
+public enum QpType {
+    /** Reliable Connected. */
+    RC(2),
+    /** Unreliable Connected. */
+    UC(3),
+    /** Unreliable Datagram. */
+    UD(4),
+    /** XRC initiator (send) side, the kernel's XRC_INI. */
+    XRC_SEND(9),
+    /** XRC target (receive) side, the kernel's XRC_TGT. */
+    XRC_RECV(10);
+
+    private static final QpType[] ALL = values();
+
+    private final int value;
+
+    QpType(int value) {
+        this.value = value;
+    }
+
+    /**
+     * The numeric value, as in libibverbs.
+     *
+     * @return the {@code ibv_qp_type} value
+     */
+    public int value() {
+        return value;
+    }
+
+    /**
+     * The type with numeric value {@code value}.
+     *
+     * @param value an {@code ibv_qp_type} value
+     * @return the matching type
+     * @throws IllegalArgumentException if there is none
+     */
+    public static QpType ofValue(int value) {
+        for (QpType t : ALL) {
+            if (t.value == value) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("QP type " + value + " is not supported (RC 2, UC 3, UD 4, XRC_SEND 9, XRC_RECV 10)");
+    }
+}

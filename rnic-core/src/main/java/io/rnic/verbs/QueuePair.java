@@ -1,0 +1,209 @@
+package io.rnic.verbs;
+
+import io.rnic.core.transport.QpContext;
+
+/**
+ * A queue pair ({@code ibv_qp}). Post from any thread; {@link #modify}, {@link #query} and
+ * {@link #close} run on the device's protocol thread and wait for it.
+ */
+public final class QueuePair implements AutoCloseable {
+    private final RdmaDevice device;
+    private final ProtectionDomain pd;
+    private final QpInitAttributes init;
+    final QpContext core;
+    private volatile boolean closed;
+
+    QueuePair(RdmaDevice device, ProtectionDomain pd, QpInitAttributes init, QpContext core) {
+        this.device = device;
+        this.pd = pd;
+        this.init = init;
+        this.core = core;
+    }
+
+    /**
+     * The QP number, which the peer's packets carry as destination QP.
+     *
+     * @return the 24-bit QP number
+     */
+    public int qpn() {
+        return core.qpn();
+    }
+
+    /**
+     * The transport service the QP was created with.
+     *
+     * @return RC, UC or UD
+     */
+    public QpType type() {
+        return core.type();
+    }
+
+    /**
+     * The QP's current state, without a round trip to the protocol thread. A QP that fails moves
+     * to ERR before its flushed completions are visible, so a thread that polled an error
+     * completion reads ERR here.
+     *
+     * @return the current state
+     */
+    public QpState state() {
+        return core.state();
+    }
+
+    /**
+     * The protection domain the QP was created in; its memory regions are the ones the QP's work
+     * requests may use.
+     *
+     * @return the protection domain
+     */
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /**
+     * The attributes the QP was created with ({@code ibv_query_qp}'s {@code init_attr}).
+     *
+     * @return the creation attributes
+     */
+    public QpInitAttributes initAttributes() {
+        return init;
+    }
+
+    /**
+     * The UDP source port of the QP's packets, which spreads flows over paths as RoCEv2 intends.
+     *
+     * @return the source port from RTR on; -1 before
+     */
+    public int sourcePort() {
+        return core.sourcePort();
+    }
+
+    /**
+     * Modifies the QP with the attributes set on {@code attrs} (their mask says which). Runs on
+     * the device's protocol thread and waits for it.
+     *
+     * @param attrs the attributes to set, and the target state if it is set
+     * @throws IllegalArgumentException naming the transition and attribute if invalid
+     * @throws IllegalStateException if the QP or its device is closed
+     */
+    public void modify(QpAttributes attrs) {
+        modify(attrs, attrs.mask());
+    }
+
+    /**
+     * Modifies the QP with an explicit attribute mask ({@code ibv_modify_qp}). The
+     * attributes are copied; {@code attrs} may be reused at once. Runs on the device's protocol
+     * thread and waits for it.
+     *
+     * @param attrs the attribute values
+     * @param mask  {@link QpAttrMask} bits naming the attributes to apply
+     * @throws IllegalArgumentException naming the transition and attribute if invalid, or if
+     *     {@code attrs} is null
+     * @throws IllegalStateException if the QP or its device is closed
+     */
+    public void modify(QpAttributes attrs, int mask) {
+        checkOpen();
+        if (attrs == null) {
+            throw new IllegalArgumentException("attributes are required");
+        }
+        int flow = core.flowToOpen(attrs, mask);
+        if (flow >= 0) {
+            // Bind the flow's source port here: the protocol thread must not block on a bind.
+            device.wire().openFlow(flow);
+        }
+        QpAttributes copy = new QpAttributes().copyFrom(attrs);
+        device.onProtocolThread(() -> {
+            core.modify(copy, mask);
+            return null;
+        });
+    }
+
+    /**
+     * Reads the attributes in force and the current state ({@code ibv_query_qp}), on the
+     * device's protocol thread.
+     *
+     * @return a fresh attributes object
+     * @throws IllegalStateException if the QP or its device is closed
+     */
+    public QpAttributes query() {
+        checkOpen();
+        return device.onProtocolThread(() -> core.query(new QpAttributes()));
+    }
+
+    /**
+     * Posts a send work request ({@code ibv_post_send}). The request is copied: {@code wr} may
+     * be reused at once. A refused request posts nothing.
+     *
+     * @param wr the work request
+     * @throws IllegalStateException if the QP's state does not allow sends, the send queue is
+     *     full, or the QP or its device is closed
+     * @throws IllegalArgumentException if {@code wr} is null or invalid for this QP (opcode,
+     *     SGEs, inline size, message size, atomic alignment)
+     */
+    public void postSend(SendWorkRequest wr) {
+        checkOpen();
+        if (wr == null) {
+            throw new IllegalArgumentException("work request is required");
+        }
+        core.postSend(wr);
+    }
+
+    /**
+     * Posts a receive work request to the QP's own receive queue ({@code ibv_post_recv}). The
+     * request is copied: {@code wr} may be reused at once.
+     *
+     * @param wr the work request
+     * @throws IllegalStateException in RESET, when the receive queue is full, if the QP takes its
+     *     receive WQEs from an SRQ (post to the SRQ instead), or if the QP or its device is closed
+     * @throws IllegalArgumentException if {@code wr} is null or has too many SGEs
+     */
+    public void postRecv(RecvWorkRequest wr) {
+        checkOpen();
+        if (wr == null) {
+            throw new IllegalArgumentException("work request is required");
+        }
+        core.postRecv(wr);
+    }
+
+    /**
+     * Tells whether {@link #close} has run.
+     *
+     * @return true once the QP is destroyed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        device.checkOpen(); // a closed device's QPs take no work: it would never leave
+        if (closed) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(core.qpn()) + " is destroyed");
+        }
+    }
+
+    /**
+     * Destroys the QP ({@code ibv_destroy_qp}): outstanding work is dropped without completions
+     * (move the QP to ERR first to have it flushed), its number stops receiving, and its CQs,
+     * PD and SRQ are no longer in use by it. Closing it again does nothing.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        device.forget(this);
+        if (device.isClosed()) {
+            core.destroy(); // the device's protocol thread is gone: nothing else touches the QP now
+            return;
+        }
+        device.onProtocolThread(() -> {
+            core.destroy();
+            return null;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return core.toString();
+    }
+}

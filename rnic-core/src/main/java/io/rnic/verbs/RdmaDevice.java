@@ -1,0 +1,377 @@
+package io.rnic.verbs;
+
+import io.rnic.core.hca.Hca;
+import io.rnic.core.wire.Wire;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * An emulated RDMA device with one port, attached to a {@link Wire} (the simulated network or
+ * UDP). The entry point of the verbs API: query it, allocate protection domains, create
+ * completion queues, and listen for asynchronous events.
+ *
+ * <pre>{@code
+ * try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind("127.0.0.2").open())) { ... }
+ * }</pre>
+ *
+ * <p>Threading: the device's protocol work runs on the wire's thread. Posting work requests and
+ * polling completion queues may be done from any thread; calls that change QP state are handed
+ * to the protocol thread and wait for it.
+ */
+public final class RdmaDevice implements AutoCloseable {
+    private static final long SYNC_TIMEOUT_SECONDS = 30;
+
+    private final Wire wire;
+    private final Hca hca;
+    private final DeviceConfig config;
+    private final AtomicInteger nextPd = new AtomicInteger(1);
+    private final AtomicInteger nextCq = new AtomicInteger(1);
+    private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+    /** The device's open QPs and its CQs, for close. */
+    private final java.util.Set<QueuePair> queuePairs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final List<CompletionQueue> completionQueues = new CopyOnWriteArrayList<>();
+
+    private RdmaDevice(Wire wire, DeviceConfig config) {
+        this.wire = wire;
+        this.config = config;
+        // The wire is the core's packet sink as it is.
+        // Keys: the configuration's source, else the wire's seed (a seeded simulated network gives
+        // the same bytes every run), else a securely seeded one (real networks).
+        java.util.random.RandomGenerator keys = config.keyRandom() != null ? config.keyRandom()
+                : wire.seed().isPresent() ? new java.util.SplittableRandom(wire.seed().getAsLong()) : null;
+        this.hca = keys == null
+                ? new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire)
+                : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire, keys);
+        hca.icrcPolicy(config.icrcPolicy());
+        hca.asyncListener(this::dispatch);
+        wire.receiver(new io.rnic.core.wire.WireReceiver() {
+            @Override
+            public void onPacket(io.netty.buffer.ByteBuf packet, java.net.InetSocketAddress source,
+                                 java.net.InetSocketAddress destination) {
+                hca.onPacketInBatch(packet, source, destination);
+            }
+
+            @Override
+            public void onBatchEnd() {
+                hca.endBatch();
+            }
+        });
+    }
+
+    /**
+     * Opens a device on {@code wire} with the default configuration
+     * ({@link DeviceConfig#defaults()}). The device owns the wire and closes it.
+     *
+     * @param wire the wire the device sends and receives RoCEv2 packets through; its local
+     *             address is the device's GID
+     * @return the open device
+     * @throws NullPointerException if {@code wire} is null
+     */
+    public static RdmaDevice open(Wire wire) {
+        return open(wire, DeviceConfig.defaults());
+    }
+
+    /**
+     * Opens a device on {@code wire}. The device owns the wire and closes it.
+     *
+     * @param wire   the wire the device sends and receives RoCEv2 packets through; its local
+     *               address is the device's GID
+     * @param config limits, P_Key table, ICRC policy and memory key source
+     * @return the open device
+     * @throws NullPointerException if {@code wire} or {@code config} is null
+     */
+    public static RdmaDevice open(Wire wire, DeviceConfig config) {
+        java.util.Objects.requireNonNull(wire, "wire");
+        java.util.Objects.requireNonNull(config, "config");
+        return new RdmaDevice(wire, config);
+    }
+
+    private void dispatch(AsyncEvent e) {
+        if (listeners.isEmpty()) {
+            unhandled.add(e);
+        }
+        for (Consumer<AsyncEvent> l : listeners) {
+            l.accept(e);
+        }
+    }
+
+    /**
+     * Adds a listener of asynchronous events ({@code ibv_get_async_event}): CQ overflow, QP
+     * errors, SQ drained, SRQ limit reached, last WQE reached. Listeners run on the thread that
+     * raised the event, usually the protocol thread: keep them short.
+     *
+     * @param listener called once per event
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public void addAsyncEventListener(Consumer<AsyncEvent> listener) {
+        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * The events raised while no listener was registered, so that none is lost before the
+     * application adds one.
+     *
+     * @return a snapshot of those events, oldest first
+     */
+    public List<AsyncEvent> unhandledEvents() {
+        return List.copyOf(unhandled);
+    }
+
+    /**
+     * The wire this device is attached to: its local address, its protocol thread's scheduler,
+     * and its taps for capturing packets.
+     *
+     * @return the wire
+     */
+    public Wire wire() {
+        return wire;
+    }
+
+    /**
+     * The protocol core behind the device, for tests and tools that look below the verbs API
+     * (key table, QP table, ICRC policy). Changing it behind the API's back is unsupported.
+     *
+     * @return the emulated HCA
+     */
+    public Hca hca() {
+        return hca;
+    }
+
+    /**
+     * The device's counters, with rxe's names where they exist ({@code sent_pkts},
+     * {@code retry_exceeded_err}, ...) and counters of its own (NAKs sent, local ACK timeouts,
+     * packets dropped by cause).
+     *
+     * @return the live counters
+     */
+    public Counters counters() {
+        return hca.counters();
+    }
+
+    /**
+     * What the device supports ({@code ibv_query_device}), from its configured limits.
+     *
+     * @return the device attributes
+     */
+    public DeviceAttributes queryDevice() {
+        var l = config.limits();
+        return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCqe(), l.maxCqe(), l.maxMr(),
+                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16, l.maxQpWr(), l.maxSge());
+    }
+
+    /**
+     * What its one port reports ({@code ibv_query_port} for port 1), with the GID table.
+     *
+     * @return the port attributes
+     */
+    public PortAttributes queryPort() {
+        var l = config.limits();
+        return new PortAttributes("ACTIVE", l.maxMtu(), l.activeMtu(), List.of(gid()), config.pkeys().size(),
+                l.maxMessageSize());
+    }
+
+    /**
+     * The device's GID at index 0: the RoCEv2 GID of the wire's local address, which peers
+     * address the device by.
+     *
+     * @return the GID
+     */
+    public Gid gid() {
+        return Gid.of(wire.localAddress().getAddress());
+    }
+
+    /**
+     * Allocates a protection domain ({@code ibv_alloc_pd}).
+     *
+     * @return the new PD
+     * @throws IllegalStateException if the device is closed
+     */
+    public ProtectionDomain allocPd() {
+        checkOpen();
+        return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
+    }
+
+    /**
+     * Creates a completion queue with room for {@code cqe} completions and no completion channel
+     * ({@code ibv_create_cq}).
+     *
+     * @param cqe the capacity, 1 to the device's {@code max_cqe}
+     * @return the new CQ
+     * @throws IllegalArgumentException if {@code cqe} is out of range
+     * @throws IllegalStateException if the device is closed
+     */
+    public CompletionQueue createCq(int cqe) {
+        return createCq(cqe, null);
+    }
+
+    /**
+     * Creates a completion queue whose notifications go to {@code channel}
+     * ({@code ibv_create_cq} with a {@code channel}).
+     *
+     * @param cqe     the capacity, 1 to the device's {@code max_cqe}
+     * @param channel where notifications armed by {@link CompletionQueue#requestNotify} go, or
+     *                {@code null} for none
+     * @return the new CQ
+     * @throws IllegalArgumentException if {@code cqe} is out of range
+     * @throws IllegalStateException if the device is closed
+     */
+    public CompletionQueue createCq(int cqe, CompletionChannel channel) {
+        checkOpen();
+        if (cqe < 1 || cqe > config.limits().maxCqe()) {
+            throw new IllegalArgumentException("cqe " + cqe + " is outside 1.." + config.limits().maxCqe());
+        }
+        io.rnic.core.transport.CompletionQueue core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+        core.overflowHandler(q -> hca.raise(new AsyncEvent(AsyncEvent.Type.CQ_ERR, q.id(),
+                "completion queue " + q.id() + " overflowed (" + q.capacity() + " entries)")));
+        if (channel != null) {
+            core.notifier(channel::deliver);
+        }
+        CompletionQueue cq = new CompletionQueue(this, core, channel);
+        completionQueues.add(cq);
+        return cq;
+    }
+
+    /**
+     * Creates a completion channel ({@code ibv_create_comp_channel}), for threads that wait for
+     * completions instead of polling.
+     *
+     * @return the new channel
+     * @throws IllegalStateException if the device is closed
+     */
+    public CompletionChannel createCompletionChannel() {
+        checkOpen();
+        return new CompletionChannel();
+    }
+
+    /** Runs {@code work} on the protocol thread and returns its result, waiting if needed. */
+    <T> T onProtocolThread(Supplier<T> work) {
+        if (wire.scheduler().inOwnerThread()) {
+            return work.get();
+        }
+        if (wire.callerDriven()) {
+            throw new IllegalStateException("device " + gid() + " is driven by the thread that created its agent"
+                    + " (invoker threading); call it from that thread, not " + Thread.currentThread().getName());
+        }
+        CompletableFuture<T> f = new CompletableFuture<>();
+        wire.scheduler().execute(() -> {
+            try {
+                f.complete(work.get());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        try {
+            return f.get(SYNC_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new RnicException("the protocol thread failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the protocol thread", e);
+        } catch (TimeoutException e) {
+            throw new RnicException("the protocol thread did not answer within " + SYNC_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
+    /**
+     * Runs one duty cycle of the device's wire on the calling thread, if the device is driven by
+     * its application (a UDP wire on an invoker {@code HcaAgent}), first waiting up to
+     * {@code waitNanos} for work (0: until there is some; -1: not at all). Polling and waiting on
+     * the device's completion queues call it; an application that waits for something else
+     * (memory it expects a peer to write) calls it in its loop.
+     *
+     * @param waitNanos how long to wait for work first: a positive time in nanoseconds, 0 to wait
+     *                  until there is some, -1 not to wait
+     * @return the work done (packets and timers handled); 0 on a device with a thread of its own
+     */
+    public int progress(long waitNanos) {
+        return wire.progress(waitNanos);
+    }
+
+    /**
+     * Tells whether the device's wire is driven by the application's thread (see
+     * {@link #progress}), rather than by a thread of its own.
+     *
+     * @return true for a caller-driven device
+     */
+    public boolean isCallerDriven() {
+        return wire.callerDriven();
+    }
+
+    /**
+     * Tells whether {@link #close} has run.
+     *
+     * @return true once the device is closed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("device " + gid() + " is closed");
+        }
+    }
+
+    /**
+     * Closes the device and its wire. Work still outstanding on its QPs completes with
+     * WR_FLUSH_ERR first (the QPs move to ERR, as on a real device being removed), threads
+     * waiting on its completion queues wake, and every object of the device can still be closed
+     * afterwards (using one for anything else throws {@link IllegalStateException}).
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<QueuePair> open = List.copyOf(queuePairs);
+        if (!open.isEmpty() && (!wire.callerDriven() || wire.scheduler().inOwnerThread())) {
+            try {
+                onProtocolThread(() -> {
+                    io.rnic.verbs.QpAttributes toError = new io.rnic.verbs.QpAttributes().state(io.rnic.verbs.QpState.ERR);
+                    for (QueuePair qp : open) {
+                        if (qp.core.state() != io.rnic.verbs.QpState.ERR && !qp.isClosed()) {
+                            qp.core.modify(toError, io.rnic.verbs.QpAttrMask.STATE);
+                        }
+                    }
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                // The protocol thread is gone or refused: nothing is left to flush the work.
+            }
+        }
+        wire.close();
+        for (CompletionQueue cq : completionQueues) {
+            cq.core.destroy(); // no more completions will come: waiters wake
+        }
+    }
+
+    void forget(CompletionQueue cq) {
+        completionQueues.remove(cq);
+    }
+
+    void forget(QueuePair qp) {
+        queuePairs.remove(qp);
+    }
+
+    void remember(QueuePair qp) {
+        queuePairs.add(qp);
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaDevice[" + wire.localAddress() + "]";
+    }
+}

@@ -1,0 +1,373 @@
+package io.rnic.verbs;
+
+/**
+ * A send work request ({@code struct ibv_send_wr}) as a mutable, reusable object: fill it, post
+ * it, and fill it again; the QP copies what it needs at post time, so an application can post
+ * without allocating. Setters return {@code this}.
+ */
+public final class SendWorkRequest {
+    /** {@code IBV_SEND_SIGNALED} in {@link #flags()}. */
+    public static final int SIGNALED = 1;
+    /** {@code IBV_SEND_FENCE} in {@link #flags()}. */
+    public static final int FENCE = 2;
+    /** {@code IBV_SEND_SOLICITED} in {@link #flags()}. */
+    public static final int SOLICITED = 4;
+    /** {@code IBV_SEND_INLINE} in {@link #flags()}. */
+    public static final int INLINE = 8;
+
+    long wrId;
+    WrOpcode opcode = WrOpcode.SEND;
+    int flags;
+    final Sges sges = new Sges();
+    int imm;
+    int invalidateRkey;
+    long remoteAddr;
+    int rkey;
+    long compareAdd;
+    long swap;
+    AddressHandle ah;
+    int remoteQpn;
+    int remoteQkey;
+
+    /**
+     * Clears everything, for reuse: the opcode becomes SEND and every other field zero.
+     *
+     * @return {@code this}
+     */
+    public SendWorkRequest reset() {
+        wrId = 0;
+        opcode = WrOpcode.SEND;
+        flags = 0;
+        sges.count = 0;
+        imm = 0;
+        invalidateRkey = 0;
+        remoteAddr = 0;
+        rkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        ah = null;
+        remoteQpn = 0;
+        remoteQkey = 0;
+        return this;
+    }
+
+    /**
+     * Sets {@code wr_id}, the caller's tag that the work completion carries back.
+     *
+     * @param id any value
+     * @return {@code this}
+     */
+    public SendWorkRequest wrId(long id) {
+        this.wrId = id;
+        return this;
+    }
+
+    /**
+     * Sets the operation ({@code opcode}); a new or reset request is a SEND.
+     *
+     * @param op the operation
+     * @return {@code this}
+     * @throws NullPointerException if {@code op} is null
+     */
+    public SendWorkRequest opcode(WrOpcode op) {
+        this.opcode = java.util.Objects.requireNonNull(op, "opcode");
+        return this;
+    }
+
+    /**
+     * Sets or clears {@code IBV_SEND_SIGNALED}: produce a completion on success too.
+     *
+     * @param on whether to set the flag
+     * @return {@code this}
+     */
+    public SendWorkRequest signaled(boolean on) {
+        return flag(SIGNALED, on);
+    }
+
+    /**
+     * Sets or clears {@code IBV_SEND_FENCE}: wait for earlier READs and atomics to complete first.
+     *
+     * @param on whether to set the flag
+     * @return {@code this}
+     */
+    public SendWorkRequest fence(boolean on) {
+        return flag(FENCE, on);
+    }
+
+    /**
+     * Sets or clears {@code IBV_SEND_SOLICITED}: set the SE bit on the last packet.
+     *
+     * @param on whether to set the flag
+     * @return {@code this}
+     */
+    public SendWorkRequest solicited(boolean on) {
+        return flag(SOLICITED, on);
+    }
+
+    /**
+     * Sets or clears {@code IBV_SEND_INLINE}: copy the data at post time; the buffers may be
+     * reused at once.
+     *
+     * @param on whether to set the flag
+     * @return {@code this}
+     */
+    public SendWorkRequest inline(boolean on) {
+        return flag(INLINE, on);
+    }
+
+    private SendWorkRequest flag(int f, boolean on) {
+        flags = on ? flags | f : flags & ~f;
+        return this;
+    }
+
+    /**
+     * Appends a scatter/gather entry ({@code struct ibv_sge}): {@code length} bytes at
+     * {@code address} of the region with {@code lkey}.
+     *
+     * @param address the virtual address of the first byte
+     * @param length the length in bytes
+     * @param lkey the local key of the memory region holding the buffer
+     * @return {@code this}
+     */
+    public SendWorkRequest sge(long address, int length, int lkey) {
+        sges.add(address, length, lkey);
+        return this;
+    }
+
+    /**
+     * Removes every scatter/gather entry.
+     *
+     * @return {@code this}
+     */
+    public SendWorkRequest clearSges() {
+        sges.count = 0;
+        return this;
+    }
+
+    /**
+     * Sets the immediate data ({@code imm_data}) of the WITH_IMM opcodes, copied verbatim to the wire.
+     *
+     * @param value the four bytes of ImmDt as a big-endian int
+     * @return {@code this}
+     */
+    public SendWorkRequest imm(int value) {
+        this.imm = value;
+        return this;
+    }
+
+    /**
+     * Sets the R_Key the responder is to invalidate ({@code invalidate_rkey} of SEND_WITH_INV).
+     *
+     * @param rkey the remote key to invalidate
+     * @return {@code this}
+     */
+    public SendWorkRequest invalidate(int rkey) {
+        this.invalidateRkey = rkey;
+        return this;
+    }
+
+    /**
+     * Sets the remote address and R_Key of an RDMA READ or WRITE ({@code wr.rdma}).
+     *
+     * @param remoteAddress the remote virtual address ({@code remote_addr})
+     * @param remoteKey the remote key ({@code rkey})
+     * @return {@code this}
+     */
+    public SendWorkRequest rdma(long remoteAddress, int remoteKey) {
+        this.remoteAddr = remoteAddress;
+        this.rkey = remoteKey;
+        return this;
+    }
+
+    /**
+     * Remote address, R_Key and operands of an atomic. As in libibverbs, {@code compareAdd} is
+     * the compare value of CMP_AND_SWP and the addend of FETCH_AND_ADD; {@code swap} is the swap
+     * value.
+     *
+     * @param remoteAddress the remote virtual address, 8-byte aligned ({@code remote_addr})
+     * @param remoteKey the remote key ({@code rkey})
+     * @param compareAdd the compare value or addend ({@code compare_add})
+     * @param swap the swap value ({@code swap})
+     * @return {@code this}
+     */
+    public SendWorkRequest atomic(long remoteAddress, int remoteKey, long compareAdd, long swap) {
+        this.remoteAddr = remoteAddress;
+        this.rkey = remoteKey;
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        return this;
+    }
+
+    /**
+     * The destination of a datagram (UD) work request ({@code wr.ud}): the address handle, the
+     * remote QP number and the Q_Key to send with. A Q_Key with its high-order bit set asks for
+     * the sending QP's own Q_Key instead.
+     *
+     * @param ah the address handle ({@code ah})
+     * @param remoteQpn the destination QP number ({@code remote_qpn})
+     * @param remoteQkey the Q_Key ({@code remote_qkey})
+     * @return {@code this}
+     */
+    public SendWorkRequest ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        this.ah = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /**
+     * The caller's tag.
+     *
+     * @return {@code wr_id}
+     */
+    public long wrId() {
+        return wrId;
+    }
+
+    /**
+     * The operation.
+     *
+     * @return {@code opcode}
+     */
+    public WrOpcode opcode() {
+        return opcode;
+    }
+
+    /**
+     * The number of scatter/gather entries.
+     *
+     * @return {@code num_sge}
+     */
+    public int numSge() {
+        return sges.count;
+    }
+
+    /**
+     * The message length.
+     *
+     * @return the total bytes of the scatter/gather list
+     */
+    public long totalLength() {
+        return sges.totalLength();
+    }
+
+    /**
+     * The send flags.
+     *
+     * @return the {@code send_flags}: {@link #SIGNALED}, {@link #FENCE}, {@link #SOLICITED}, {@link #INLINE}
+     */
+    public int flags() {
+        return flags;
+    }
+
+    /**
+     * The immediate data.
+     *
+     * @return the immediate data of a WITH_IMM opcode
+     */
+    public int imm() {
+        return imm;
+    }
+
+    /**
+     * The R_Key to invalidate.
+     *
+     * @return the R_Key a SEND_WITH_INV asks the responder to invalidate
+     */
+    public int invalidateRkey() {
+        return invalidateRkey;
+    }
+
+    /**
+     * The remote address.
+     *
+     * @return the remote address of an RDMA or atomic operation
+     */
+    public long remoteAddr() {
+        return remoteAddr;
+    }
+
+    /**
+     * The remote key.
+     *
+     * @return the R_Key of an RDMA or atomic operation
+     */
+    public int rkey() {
+        return rkey;
+    }
+
+    /**
+     * The first atomic operand.
+     *
+     * @return the compare value (CMP_AND_SWP) or addend (FETCH_AND_ADD) of an atomic
+     */
+    public long compareAdd() {
+        return compareAdd;
+    }
+
+    /**
+     * The second atomic operand.
+     *
+     * @return the swap value of a CMP_AND_SWP
+     */
+    public long swap() {
+        return swap;
+    }
+
+    /**
+     * The datagram destination.
+     *
+     * @return the address handle of a UD work request, or null
+     */
+    public AddressHandle ah() {
+        return ah;
+    }
+
+    /**
+     * The destination QP.
+     *
+     * @return the destination QP number of a UD work request
+     */
+    public int remoteQpn() {
+        return remoteQpn;
+    }
+
+    /**
+     * The datagram Q_Key.
+     *
+     * @return the Q_Key of a UD work request
+     */
+    public int remoteQkey() {
+        return remoteQkey;
+    }
+
+    /**
+     * The address of a scatter/gather entry.
+     *
+     * @param i an entry, 0 to {@link #numSge()} - 1
+     * @return its virtual address
+     */
+    public long sgeAddress(int i) {
+        return sges.addr[i];
+    }
+
+    /**
+     * The length of a scatter/gather entry.
+     *
+     * @param i an entry, 0 to {@link #numSge()} - 1
+     * @return its length in bytes
+     */
+    public int sgeLength(int i) {
+        return sges.length[i];
+    }
+
+    /**
+     * The local key of a scatter/gather entry.
+     *
+     * @param i an entry, 0 to {@link #numSge()} - 1
+     * @return its L_Key
+     */
+    public int sgeLkey(int i) {
+        return sges.lkey[i];
+    }
+}
