@@ -1,9 +1,7 @@
 package io.rnic.verbs;
 
 /** A receive work request ({@code struct ibv_recv_wr}), mutable and reusable. */
-public final class RecvWorkRequest {
-    long wrId;
-    final Sges sges = new Sges();
+public final class RecvWorkRequest extends WorkRequest {
 
     /**
      * Clears the id and the scatter list, for reuse.
@@ -41,60 +39,4 @@ public final class RecvWorkRequest {
         return this;
     }
 
-    /**
-     * The caller's tag.
-     *
-     * @return {@code wr_id}
-     */
-    public long wrId() {
-        return wrId;
-    }
-
-    /**
-     * The number of scatter entries.
-     *
-     * @return {@code num_sge}
-     */
-    public int numSge() {
-        return sges.count;
-    }
-
-    /**
-     * The largest message the request can receive.
-     *
-     * @return the total bytes the scatter list can take
-     */
-    public long totalLength() {
-        return sges.totalLength();
-    }
-
-    /**
-     * The address of a scatter entry.
-     *
-     * @param i an entry, 0 to {@link #numSge()} - 1
-     * @return its virtual address
-     */
-    public long sgeAddress(int i) {
-        return sges.addr[i];
-    }
-
-    /**
-     * The length of a scatter entry.
-     *
-     * @param i an entry, 0 to {@link #numSge()} - 1
-     * @return its length in bytes
-     */
-    public int sgeLength(int i) {
-        return sges.length[i];
-    }
-
-    /**
-     * The local key of a scatter entry.
-     *
-     * @param i an entry, 0 to {@link #numSge()} - 1
-     * @return its L_Key
-     */
-    public int sgeLkey(int i) {
-        return sges.lkey[i];
-    }
 }

@@ -5,7 +5,7 @@ package io.rnic.verbs;
  * it, and fill it again; the QP copies what it needs at post time, so an application can post
  * without allocating. Setters return {@code this}.
  */
-public final class SendWorkRequest {
+public final class SendWorkRequest extends WorkRequest {
     /** {@code IBV_SEND_SIGNALED} in {@link #flags()}. */
     public static final int SIGNALED = 1;
     /** {@code IBV_SEND_FENCE} in {@link #flags()}. */
@@ -15,10 +15,8 @@ public final class SendWorkRequest {
     /** {@code IBV_SEND_INLINE} in {@link #flags()}. */
     public static final int INLINE = 8;
 
-    long wrId;
     WrOpcode opcode = WrOpcode.SEND;
     int flags;
-    final Sges sges = new Sges();
     int imm;
     int invalidateRkey;
     long remoteAddr;
@@ -216,39 +214,12 @@ public final class SendWorkRequest {
     }
 
     /**
-     * The caller's tag.
-     *
-     * @return {@code wr_id}
-     */
-    public long wrId() {
-        return wrId;
-    }
-
-    /**
      * The operation.
      *
      * @return {@code opcode}
      */
     public WrOpcode opcode() {
         return opcode;
-    }
-
-    /**
-     * The number of scatter/gather entries.
-     *
-     * @return {@code num_sge}
-     */
-    public int numSge() {
-        return sges.count;
-    }
-
-    /**
-     * The message length.
-     *
-     * @return the total bytes of the scatter/gather list
-     */
-    public long totalLength() {
-        return sges.totalLength();
     }
 
     /**
@@ -341,33 +312,4 @@ public final class SendWorkRequest {
         return remoteQkey;
     }
 
-    /**
-     * The address of a scatter/gather entry.
-     *
-     * @param i an entry, 0 to {@link #numSge()} - 1
-     * @return its virtual address
-     */
-    public long sgeAddress(int i) {
-        return sges.addr[i];
-    }
-
-    /**
-     * The length of a scatter/gather entry.
-     *
-     * @param i an entry, 0 to {@link #numSge()} - 1
-     * @return its length in bytes
-     */
-    public int sgeLength(int i) {
-        return sges.length[i];
-    }
-
-    /**
-     * The local key of a scatter/gather entry.
-     *
-     * @param i an entry, 0 to {@link #numSge()} - 1
-     * @return its L_Key
-     */
-    public int sgeLkey(int i) {
-        return sges.lkey[i];
-    }
 }

@@ -30,7 +30,7 @@ class PackageDependenciesTest {
     private static final Path SOURCES = Path.of("src/main/java/io/rnic/core");
     private static final Pattern REFERENCE = Pattern.compile("io\\.rnic\\.(core\\.([a-z]+)|transport|verbs|bench)\\.(\\w+)");
     /** The API's value types: what the engine reads from and writes to applications. */
-    private static final Set<String> API_VALUES = Set.of("SendWorkRequest", "RecvWorkRequest", "Sges", "WorkCompletion",
+    private static final Set<String> API_VALUES = Set.of("SendWorkRequest", "RecvWorkRequest", "WorkRequest", "Sges", "WorkCompletion",
             "WrOpcode", "WcStatus", "WcOpcode", "QpCaps", "AddressHandle", "AccessFlags", "QpType", "QpState", "PathMtu",
             "QpAttributes", "QpAttrMask", "AddressVector", "AsyncEvent", "Counter", "Counters", "IcrcPolicy",
             "RnicException", "WireException");

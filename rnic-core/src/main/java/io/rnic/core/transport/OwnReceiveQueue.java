@@ -59,9 +59,7 @@ final class OwnReceiveQueue implements ReceiveQueue {
             }
             w.sgl.clear();
             w.wrId = wr.wrId();
-            for (int k = 0, n = wr.numSge(); k < n; k++) {
-                w.sgl.add(wr.sgeAddress(k), wr.sgeLength(k), wr.sgeLkey(k));
-            }
+            w.sgl.addAll(wr);
             posted = posted + 1;
         }
         if (inError.getAsBoolean()) {

@@ -89,9 +89,7 @@ final class Posting {
             if (inline) {
                 copyInline(wr, w);
             } else {
-                for (int i = 0, n = wr.numSge(); i < n; i++) {
-                    w.sgl.add(wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
-                }
+w.sgl.addAll(wr);
             }
             sq.publish();
         }

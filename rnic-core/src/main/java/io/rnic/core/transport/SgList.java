@@ -47,6 +47,13 @@ public final class SgList {
         total += Integer.toUnsignedLong(len);
     }
 
+    /** Appends every entry of {@code wr}; the caller has checked the capacity. */
+    void addAll(io.rnic.verbs.WorkRequest wr) {
+        for (int i = 0, n = wr.numSge(); i < n; i++) {
+            add(wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
+        }
+    }
+
     /** Total bytes the list describes. */
     public long totalLength() {
         return total;

@@ -110,9 +110,7 @@ public final class SrqContext implements ReceiveQueue {
             RecvWqe w = slots[slot];
             w.sgl.clear();
             w.wrId = wr.wrId();
-            for (int k = 0, n = wr.numSge(); k < n; k++) {
-                w.sgl.add(wr.sgeAddress(k), wr.sgeLength(k), wr.sgeLkey(k));
-            }
+            w.sgl.addAll(wr);
             posted[(head + count) % posted.length] = slot;
             count++;
         }
