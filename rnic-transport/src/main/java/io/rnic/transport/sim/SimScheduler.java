@@ -46,13 +46,17 @@ public final class SimScheduler implements Scheduler {
     /** Events in the heap. */
     private int heapSize;
     /**
-     * Events that arrived in (time, sequence) order, oldest first: most pushes (a link's
-     * deliveries, each later than the one before) append here in O(1) instead of sifting
-     * through the heap; the next event is the earlier of this ring's head and the heap's top.
+     * Lanes of events in (time, sequence) order, oldest first: most pushes (a link direction's
+     * deliveries, each later than the one before) append to a lane in O(1) instead of sifting
+     * through the heap. A push takes the first lane whose last event is not later; two directions
+     * of a link interleave in time, so each keeps a lane of its own. The next event is the
+     * earliest of the lanes' heads and the heap's top, so the order is the same (time, sequence)
+     * order as with one queue.
      */
-    private Event[] fifo = new Event[256];
-    private int fifoHead;
-    private int fifoCount;
+    private static final int LANES = 4;
+    private final Event[][] lanes = new Event[LANES][256];
+    private final int[] laneHead = new int[LANES];
+    private final int[] laneCount = new int[LANES];
     /** Events waiting, in both structures. */
     private int size;
     private Event free;
@@ -228,18 +232,22 @@ public final class SimScheduler implements Scheduler {
         e.seq = seq++;
         e.cancelled = false;
         size++;
-        if (fifoCount == 0 || fifo[(fifoHead + fifoCount - 1) & (fifo.length - 1)].time <= time) {
-            if (fifoCount == fifo.length) {
-                Event[] grown = new Event[fifo.length * 2];
-                for (int k = 0; k < fifoCount; k++) {
-                    grown[k] = fifo[(fifoHead + k) & (fifo.length - 1)];
+        for (int l = 0; l < LANES; l++) {
+            Event[] lane = lanes[l];
+            int count = laneCount[l];
+            if (count == 0 || lane[(laneHead[l] + count - 1) & (lane.length - 1)].time <= time) {
+                if (count == lane.length) {
+                    Event[] grown = new Event[lane.length * 2];
+                    for (int k = 0; k < count; k++) {
+                        grown[k] = lane[(laneHead[l] + k) & (lane.length - 1)];
+                    }
+                    lanes[l] = lane = grown;
+                    laneHead[l] = 0;
                 }
-                fifo = grown;
-                fifoHead = 0;
+                lane[(laneHead[l] + count) & (lane.length - 1)] = e;
+                laneCount[l] = count + 1;
+                return;
             }
-            fifo[(fifoHead + fifoCount) & (fifo.length - 1)] = e;
-            fifoCount++;
-            return;
         }
         if (heapSize == heap.length) {
             heap = java.util.Arrays.copyOf(heap, heapSize * 2);
@@ -257,24 +265,40 @@ public final class SimScheduler implements Scheduler {
         heap[i] = e;
     }
 
+    /** The lane whose head is the next event, or -1 if it is the heap's top (size > 0). */
+    private int nextLane() {
+        int best = -1;
+        Event first = heapSize > 0 ? heap[0] : null;
+        for (int l = 0; l < LANES; l++) {
+            if (laneCount[l] > 0) {
+                Event head = lanes[l][laneHead[l]];
+                if (first == null || before(head, first)) {
+                    first = head;
+                    best = l;
+                }
+            }
+        }
+        return best;
+    }
+
     /** The next event (size > 0). */
     private Event peek() {
-        if (fifoCount > 0 && (heapSize == 0 || before(fifo[fifoHead], heap[0]))) {
-            return fifo[fifoHead];
-        }
-        return heap[0];
+        int l = nextLane();
+        return l < 0 ? heap[0] : lanes[l][laneHead[l]];
     }
 
     private Event pop() {
         size--;
-        if (fifoCount > 0 && (heapSize == 0 || before(fifo[fifoHead], heap[0]))) {
-            Event e = fifo[fifoHead];
-            fifo[fifoHead] = null;
-            fifoHead = (fifoHead + 1) & (fifo.length - 1);
-            fifoCount--;
-            return e;
+        int l = nextLane();
+        if (l < 0) {
+            return popHeap();
         }
-        return popHeap();
+        Event[] lane = lanes[l];
+        Event e = lane[laneHead[l]];
+        lane[laneHead[l]] = null;
+        laneHead[l] = (laneHead[l] + 1) & (lane.length - 1);
+        laneCount[l]--;
+        return e;
     }
 
     private Event popHeap() {
