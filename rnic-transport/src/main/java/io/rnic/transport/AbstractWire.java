@@ -1,11 +1,10 @@
 package io.rnic.transport;
 
+import io.netty.buffer.ByteBuf;
 import io.rnic.core.wire.Wire;
 import io.rnic.core.wire.WireCounters;
 import io.rnic.core.wire.WireReceiver;
 import io.rnic.core.wire.WireTap;
-
-import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,13 +1,12 @@
 package io.rnic.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.rnic.core.time.Scheduler;
 import io.rnic.core.wire.Wire;
 import io.rnic.core.wire.WireCounters;
 import io.rnic.core.wire.WireReceiver;
 import io.rnic.core.wire.WireTap;
-
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.rnic.core.time.Scheduler;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 

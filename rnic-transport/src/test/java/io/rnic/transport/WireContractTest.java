@@ -1,15 +1,14 @@
 package io.rnic.transport;
 
-import io.rnic.core.wire.Wire;
-import io.rnic.core.wire.WireReceiver;
-import io.rnic.core.wire.WireTap;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.rnic.core.wire.Wire;
+import io.rnic.core.wire.WireReceiver;
+import io.rnic.core.wire.WireTap;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;

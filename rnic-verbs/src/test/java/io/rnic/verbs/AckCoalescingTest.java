@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
-import io.rnic.transport.ForwardingWire;
 import io.rnic.core.wire.WireReceiver;
+import io.rnic.transport.ForwardingWire;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
 import java.net.InetSocketAddress;

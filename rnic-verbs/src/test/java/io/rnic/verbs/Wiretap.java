@@ -9,8 +9,8 @@ import io.rnic.core.packet.PacketFields;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.wire.WireTap;
-import io.rnic.transport.sim.SimWire;
 import io.rnic.transport.fault.FaultModel;
+import io.rnic.transport.sim.SimWire;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,16 +1,16 @@
 package io.rnic.bench.cli;
 
-import io.rnic.bench.demo.DemoPair;
-import io.rnic.bench.demo.FaultSpec;
 import io.rnic.bench.demo.ConnectedDemo;
+import io.rnic.bench.demo.DemoPair;
 import io.rnic.bench.demo.DemoScenario;
+import io.rnic.bench.demo.FaultSpec;
 import io.rnic.bench.demo.UdDemo;
-import io.rnic.verbs.QpType;
+import io.rnic.transport.udp.Gso;
 import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.RcOptions;
 import java.io.IOException;
 import java.io.PrintStream;
-import io.rnic.transport.udp.Gso;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Function;

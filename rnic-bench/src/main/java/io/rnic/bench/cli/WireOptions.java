@@ -1,7 +1,7 @@
 package io.rnic.bench.cli;
 
-import io.rnic.verbs.IcrcPolicy;
 import io.rnic.transport.udp.Gso;
+import io.rnic.verbs.IcrcPolicy;
 
 /** The options every command that opens a UDP wire reads the same way: {@code --icrc} and {@code --gso}. */
 final class WireOptions {

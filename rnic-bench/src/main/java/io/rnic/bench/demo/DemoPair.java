@@ -1,23 +1,23 @@
 package io.rnic.bench.demo;
 
-import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.QpType;
-import io.rnic.verbs.QpCaps;
-import io.rnic.verbs.WorkCompletion;
 import io.rnic.core.wire.Wire;
 import io.rnic.core.wire.WireTap;
 import io.rnic.transport.pcap.PcapCapture;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.udp.Gso;
 import io.rnic.transport.udp.UdpWire;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Connections;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpCaps;
 import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RcOptions;
 import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.WorkCompletion;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,11 +1,11 @@
 package io.rnic.bench.demo;
 
+import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
-import io.rnic.verbs.CompletionQueue;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 

@@ -1,15 +1,15 @@
 package io.rnic.bench.demo;
 
-import io.rnic.verbs.Counter;
 import io.rnic.core.packet.PseudoHeader;
-import io.rnic.verbs.AddressVector;
-import io.rnic.verbs.QpType;
 import io.rnic.verbs.AddressHandle;
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.Connections;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
-import io.rnic.verbs.Connections;
-import io.rnic.verbs.QueuePair;
 import java.io.PrintStream;
 import java.net.InetAddress;
 

@@ -1,20 +1,20 @@
 package io.rnic.bench.jmh;
 
-import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.QpCaps;
-import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WorkCompletion;
-import io.rnic.verbs.WrOpcode;
 import io.rnic.transport.sim.SimNetwork;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Connections;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpCaps;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RcOptions;
 import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,9 +1,9 @@
 package io.rnic.bench.perf;
 
+import io.rnic.transport.udp.HcaAgent;
 import io.rnic.verbs.IcrcPolicy;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpType;
-import io.rnic.transport.udp.HcaAgent;
 import java.util.List;
 
 /**

@@ -1,11 +1,11 @@
 package io.rnic.bench.perf;
 
+import io.rnic.bench.console.Progress;
 import io.rnic.core.wire.Wire;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.udp.HcaAgent;
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.ConnectionInfo;
-import io.rnic.bench.console.Progress;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.List;

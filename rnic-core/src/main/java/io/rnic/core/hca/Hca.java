@@ -1,10 +1,5 @@
 package io.rnic.core.hca;
 
-import io.rnic.verbs.AsyncEvent;
-import io.rnic.verbs.Counter;
-import io.rnic.verbs.Counters;
-import io.rnic.verbs.IcrcPolicy;
-
 import io.netty.buffer.ByteBuf;
 import io.rnic.core.memory.KeyTable;
 import io.rnic.core.memory.MemoryRegion;
@@ -17,10 +12,14 @@ import io.rnic.core.packet.PacketEncoder;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.time.Scheduler;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.Counters;
+import io.rnic.verbs.IcrcPolicy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.SplittableRandom;
 import java.security.SecureRandom;
+import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,7 @@
 package io.rnic.core.hca;
 
-import io.rnic.verbs.PathMtu;
 import io.rnic.core.qp.QpTransitions;
+import io.rnic.verbs.PathMtu;
 
 /**
  * Device and port limits ({@code ibv_device_attr} / {@code ibv_port_attr}). The defaults are

@@ -1,7 +1,6 @@
 package io.rnic.core.memory;
 
 import io.rnic.verbs.AccessFlags;
-
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;

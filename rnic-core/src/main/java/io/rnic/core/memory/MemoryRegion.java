@@ -1,9 +1,8 @@
 package io.rnic.core.memory;
 
-import io.rnic.verbs.AccessFlags;
-
 import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
+import io.rnic.verbs.AccessFlags;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;

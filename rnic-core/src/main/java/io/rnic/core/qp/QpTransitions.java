@@ -1,12 +1,5 @@
 package io.rnic.core.qp;
 
-import io.rnic.verbs.QpAttributes;
-
-import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
-
 import static io.rnic.verbs.QpAttrMask.ACCESS_FLAGS;
 import static io.rnic.verbs.QpAttrMask.ALT_PATH;
 import static io.rnic.verbs.QpAttrMask.AV;
@@ -35,8 +28,13 @@ import static io.rnic.verbs.QpState.RTS;
 import static io.rnic.verbs.QpState.SQD;
 import static io.rnic.verbs.QpState.SQE;
 
-import io.rnic.verbs.AccessFlags;
 import io.rnic.core.psn.Psn;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

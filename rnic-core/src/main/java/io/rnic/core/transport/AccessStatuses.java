@@ -1,8 +1,7 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcStatus;
-
 import io.rnic.core.memory.AccessResult;
+import io.rnic.verbs.WcStatus;
 
 /**
  * What a failed memory check turns into in a completion (reference §7.1, §8.3). A local SGE

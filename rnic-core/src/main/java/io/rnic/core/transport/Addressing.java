@@ -1,9 +1,8 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.SendWorkRequest;
-
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.SendWorkRequest;
 
 /**
  * The destination seam: how a QP's work requests find their destination and which sources its

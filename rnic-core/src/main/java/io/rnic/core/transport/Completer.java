@@ -1,16 +1,15 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcStatus;
-
-import io.rnic.verbs.AsyncEvent;
-import io.rnic.verbs.Counter;
 import io.rnic.core.packet.AethSyndrome;
 import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.Position;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
-import io.rnic.core.psn.ResponseRegion;
 import io.rnic.core.psn.RequesterPsnWindow;
+import io.rnic.core.psn.ResponseRegion;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.WcStatus;
 
 /**
  * The completer (rxe's {@code rxe_comp.c}): matches responses against the oldest outstanding

@@ -1,7 +1,6 @@
 package io.rnic.core.transport;
 
 import io.rnic.verbs.WorkCompletion;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;

@@ -1,13 +1,11 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WorkCompletion;
-
-import io.rnic.verbs.WcOpcode;
-import io.rnic.verbs.WcStatus;
-
+import io.rnic.core.packet.Operation;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.Counter;
-import io.rnic.core.packet.Operation;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
 
 /**
  * Writes one QP's completions: send WQEs as they complete or are flushed, receive WQEs as their

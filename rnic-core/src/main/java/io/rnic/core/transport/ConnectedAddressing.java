@@ -1,12 +1,11 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.SendWorkRequest;
-
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.SendWorkRequest;
 import java.net.InetSocketAddress;
 
 /**

@@ -1,12 +1,10 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.SendWorkRequest;
-
-import io.rnic.verbs.AddressHandle;
-
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.PseudoHeader;
+import io.rnic.verbs.AddressHandle;
 import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.SendWorkRequest;
 
 /**
  * A destination per work request (UD; RD later): the address handle, remote QPN and Q_Key the

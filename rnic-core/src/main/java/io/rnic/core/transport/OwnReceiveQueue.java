@@ -1,8 +1,7 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.RecvWorkRequest;
-
 import io.rnic.core.packet.AethSyndrome;
+import io.rnic.verbs.RecvWorkRequest;
 
 /**
  * A QP's own receive queue: a ring that application threads post into under its lock, and that

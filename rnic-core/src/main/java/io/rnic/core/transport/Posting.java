@@ -1,13 +1,11 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.RecvWorkRequest;
-
-import io.rnic.verbs.SendWorkRequest;
-
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.memory.MemoryAccess;
 import io.rnic.core.memory.MemoryRegion;
 import io.rnic.verbs.QpState;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -89,7 +87,7 @@ final class Posting {
             if (inline) {
                 copyInline(wr, w);
             } else {
-w.sgl.addAll(wr);
+                w.sgl.addAll(wr);
             }
             sq.publish();
         }

@@ -1,17 +1,15 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
-
-import io.rnic.verbs.QpCaps;
-
-import io.rnic.verbs.AsyncEvent;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.memory.ProtectionDomain;
 import io.rnic.core.packet.Transport;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpCaps;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
 
 /**
  * The context of one queue pair (the "QPC"): what it is (number, type, transport policy, PD,

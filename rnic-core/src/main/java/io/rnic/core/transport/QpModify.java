@@ -1,10 +1,10 @@
 package io.rnic.core.transport;
 
+import io.rnic.core.qp.QpTransitions;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.core.qp.QpTransitions;
 
 /**
  * modify_qp for one QP (owner thread): validates a call against the transition table of

@@ -1,6 +1,5 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.Counter;
 import io.rnic.core.memory.MemoryRegion;
 import io.rnic.core.packet.Header;
 import io.rnic.core.packet.Opcode;
@@ -9,6 +8,7 @@ import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.Position;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
+import io.rnic.verbs.Counter;
 
 /**
  * The responses of the READs a responder is answering (new or duplicate), on their way out,

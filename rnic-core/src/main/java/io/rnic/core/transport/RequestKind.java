@@ -1,11 +1,10 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcOpcode;
-import io.rnic.verbs.WrOpcode;
-
-import io.rnic.verbs.AccessFlags;
 import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.Transport;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WrOpcode;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;

@@ -1,10 +1,5 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcStatus;
-
-import io.rnic.verbs.AsyncEvent;
-import io.rnic.verbs.Counter;
-import io.rnic.verbs.AccessFlags;
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.packet.Opcode;
 import io.rnic.core.packet.OpcodeTable;
@@ -13,7 +8,11 @@ import io.rnic.core.packet.Position;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
 import io.rnic.core.psn.RequesterPsnWindow;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
 import io.rnic.verbs.QpState;
+import io.rnic.verbs.WcStatus;
 
 /**
  * The requester (rxe's {@code rxe_req.c}): turns send WQEs into request packets in order,

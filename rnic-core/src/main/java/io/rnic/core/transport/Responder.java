@@ -1,12 +1,5 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcOpcode;
-import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WorkCompletion;
-
-import io.rnic.verbs.AsyncEvent;
-import io.rnic.verbs.Counter;
-import io.rnic.verbs.AccessFlags;
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.memory.MemoryAccess;
 import io.rnic.core.memory.MemoryRegion;
@@ -20,6 +13,12 @@ import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.Psn;
 import io.rnic.core.psn.RequestRegion;
 import io.rnic.core.psn.ResponderPsnWindow;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
 
 /**
  * The responder (rxe's {@code rxe_resp.c}): checks each request in the specification's order

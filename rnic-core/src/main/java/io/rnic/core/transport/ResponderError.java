@@ -1,8 +1,7 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcStatus;
-
 import io.rnic.core.packet.AethSyndrome;
+import io.rnic.verbs.WcStatus;
 
 /**
  * Conditions the responder detects, each mapped to what the specification says to do: which

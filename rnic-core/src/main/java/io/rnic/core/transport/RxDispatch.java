@@ -1,10 +1,10 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.Counter;
 import io.rnic.core.hca.QpEndpoint;
 import io.rnic.core.memory.PKeyTable;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
+import io.rnic.verbs.Counter;
 import io.rnic.verbs.QpState;
 
 /**

@@ -1,11 +1,10 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.RecvWorkRequest;
-
-import io.rnic.verbs.AsyncEvent;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.memory.ProtectionDomain;
 import io.rnic.core.packet.AethSyndrome;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.RecvWorkRequest;
 
 /**
  * A shared receive queue ({@code ibv_srq}): receive WQEs that any QP created with it takes from

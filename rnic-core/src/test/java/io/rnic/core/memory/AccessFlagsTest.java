@@ -1,12 +1,11 @@
 package io.rnic.core.memory;
 
-import io.rnic.verbs.AccessFlags;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rnic.verbs.AccessFlags;
 import org.junit.jupiter.api.Test;
 
 class AccessFlagsTest {

@@ -1,7 +1,5 @@
 package io.rnic.core.memory;
 
-import io.rnic.verbs.AccessFlags;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rnic.verbs.AccessFlags;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;

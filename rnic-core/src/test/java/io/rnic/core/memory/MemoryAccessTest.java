@@ -1,7 +1,5 @@
 package io.rnic.core.memory;
 
-import io.rnic.verbs.AccessFlags;
-
 import static io.rnic.core.memory.AccessResult.ACCESS_DENIED;
 import static io.rnic.core.memory.AccessResult.INVALID_KEY;
 import static io.rnic.core.memory.AccessResult.MISALIGNED;
@@ -12,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rnic.verbs.AccessFlags;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

@@ -1,12 +1,5 @@
 package io.rnic.core.qp;
 
-import io.rnic.verbs.AddressVector;
-import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
-import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
-
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,9 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.verbs.AccessFlags;
 import io.rnic.core.qp.QpTransitions.Limits;
 import io.rnic.core.qp.QpTransitions.Rule;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,18 +1,17 @@
 package io.rnic.core.qp;
 
-import io.rnic.verbs.AddressVector;
-import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
-import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;

@@ -1,10 +1,9 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcStatus;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.rnic.core.memory.AccessResult;
+import io.rnic.verbs.WcStatus;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 

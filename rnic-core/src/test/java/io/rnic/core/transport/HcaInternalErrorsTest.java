@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.rnic.verbs.Counter;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.OpcodeTable;
 import io.rnic.core.packet.PacketEncoder;
 import io.rnic.core.packet.PacketFields;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
+import io.rnic.verbs.Counter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;

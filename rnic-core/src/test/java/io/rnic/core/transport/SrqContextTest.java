@@ -1,13 +1,12 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.RecvWorkRequest;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.verbs.AsyncEvent;
 import io.rnic.core.memory.ProtectionDomain;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.RecvWorkRequest;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,14 +1,13 @@
 package io.rnic.core.transport;
 
-import io.rnic.verbs.WcOpcode;
-import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WrOpcode;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 
 /** Numeric values of the completion and work-request enums against reference §7.1 and §7.2. */

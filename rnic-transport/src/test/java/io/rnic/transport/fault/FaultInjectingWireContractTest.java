@@ -1,7 +1,7 @@
 package io.rnic.transport.fault;
 
-import io.rnic.transport.SimulatedWireContractTest;
 import io.rnic.core.wire.Wire;
+import io.rnic.transport.SimulatedWireContractTest;
 
 /** A fault-injecting wire with no faults is a wire like any other. */
 class FaultInjectingWireContractTest extends SimulatedWireContractTest {

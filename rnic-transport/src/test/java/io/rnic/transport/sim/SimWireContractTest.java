@@ -1,7 +1,7 @@
 package io.rnic.transport.sim;
 
-import io.rnic.transport.SimulatedWireContractTest;
 import io.rnic.core.wire.Wire;
+import io.rnic.transport.SimulatedWireContractTest;
 
 class SimWireContractTest extends SimulatedWireContractTest {
     @Override

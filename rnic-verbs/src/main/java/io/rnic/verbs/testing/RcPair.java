@@ -1,15 +1,11 @@
 package io.rnic.verbs.testing;
 
-import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WorkCompletion;
-import io.rnic.verbs.WrOpcode;
 import io.rnic.core.wire.Wire;
 import io.rnic.transport.sim.LinkDirection;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
 import io.rnic.transport.udp.UdpWire;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Connections;
 import io.rnic.verbs.DeviceConfig;
@@ -19,6 +15,10 @@ import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RcOptions;
 import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

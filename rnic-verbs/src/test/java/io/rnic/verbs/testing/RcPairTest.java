@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rnic.verbs.Counter;
-import io.rnic.verbs.WorkCompletion;
 import io.rnic.transport.fault.Faults;
 import io.rnic.transport.fault.PacketMatch;
+import io.rnic.verbs.Counter;
 import io.rnic.verbs.RcOptions;
+import io.rnic.verbs.WorkCompletion;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
