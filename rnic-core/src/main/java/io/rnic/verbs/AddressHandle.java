@@ -41,13 +41,15 @@ public final class AddressHandle implements AutoCloseable {
     }
 
     /**
-     * The engine's record of the protection domain the handle was created in, which the engine
-     * compares with a QP's when a work request names the handle (applications need not use it).
+     * Whether the handle was created in {@code domain}: the engine asks when a work request names
+     * the handle, since a QP may use only handles of its own protection domain. It answers
+     * without handing out the domain, whose reference counts are the engine's.
      *
-     * @return the handle's protection domain, as the engine knows it
+     * @param domain the engine's record of a QP's protection domain
+     * @return true if the handle belongs to it
      */
-    public ProtectionDomain pd() {
-        return pd;
+    public boolean createdIn(ProtectionDomain domain) {
+        return pd == domain;
     }
 
     /**

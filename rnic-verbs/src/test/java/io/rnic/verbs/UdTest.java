@@ -256,7 +256,9 @@ class UdTest {
                 () -> qpA.postSend(send(1, 0, 8).ud(null, 1, QKEY)));
         assertTrue(noAh.getMessage().contains("address handle"), noAh.getMessage());
         AddressHandle otherPd = p.pdB.createAddressHandle(AddressVector.of(p.wireB.localAddress().getAddress()));
-        assertThrows(IllegalArgumentException.class, () -> qpA.postSend(send(1, 0, 8).ud(otherPd, 1, QKEY)));
+        IllegalArgumentException foreign = assertThrows(IllegalArgumentException.class,
+                () -> qpA.postSend(send(1, 0, 8).ud(otherPd, 1, QKEY)));
+        assertTrue(foreign.getMessage().contains("belongs to another protection domain"), foreign.getMessage());
         AddressHandle gone = p.pdA.createAddressHandle(AddressVector.of(p.wireB.localAddress().getAddress()));
         gone.close();
         assertThrows(IllegalArgumentException.class, () -> qpA.postSend(send(1, 0, 8).ud(gone, 1, QKEY)));

@@ -59,8 +59,8 @@ final class DatagramAddressing implements Addressing {
         if (wr.ah().isDestroyed()) {
             throw new IllegalArgumentException("the address handle of the work request is destroyed");
         }
-        if (wr.ah().pd() != qp.pd) {
-            throw new IllegalArgumentException("the address handle belongs to " + wr.ah().pd() + ", the QP to " + qp.pd);
+        if (!wr.ah().createdIn(qp.pd)) {
+            throw new IllegalArgumentException(wr.ah() + " belongs to another protection domain than the QP's, " + qp.pd);
         }
         if ((wr.remoteQpn() & ~0xFFFFFF) != 0) {
             throw new IllegalArgumentException(String.format("remote QPN 0x%x is wider than 24 bits", wr.remoteQpn()));
