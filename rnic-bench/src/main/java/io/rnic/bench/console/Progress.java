@@ -124,15 +124,19 @@ public final class Progress implements AutoCloseable {
      * fallback elsewhere.
      */
     static boolean stderrIsTerminal() {
-        Path fd2 = Path.of("/proc/self/fd/2");
-        try {
-            if (Files.isSymbolicLink(fd2)) {
-                String target = Files.readSymbolicLink(fd2).toString();
-                return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty") || target.equals("/dev/console");
-            }
-        } catch (java.io.IOException | SecurityException | UnsupportedOperationException e) {
-            // fall through to the portable guess
+        String target = linkTarget(Path.of("/proc/self/fd/2"));
+        if (target == null) {
+            return System.console() != null;
         }
-        return System.console() != null;
+        return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty") || target.equals("/dev/console");
+    }
+
+    /** Where a symbolic link points, or null if it is none or cannot be read (no /proc here). */
+    private static String linkTarget(Path link) {
+        try {
+            return Files.isSymbolicLink(link) ? Files.readSymbolicLink(link).toString() : null;
+        } catch (java.io.IOException | SecurityException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 }
