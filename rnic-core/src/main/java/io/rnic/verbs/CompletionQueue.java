@@ -148,7 +148,7 @@ public final class CompletionQueue implements AutoCloseable {
         }
         if (core.isInUse()) {
             // Refused: the device keeps it, so closing the device still wakes its waiters.
-            throw new IllegalStateException("completion queue " + core.id() + " is in use by a QP");
+            throw new IllegalStateException("completion queue " + core.id() + " is in use by a QP or an XRC SRQ");
         }
         device.forget(this);
         closed = true;

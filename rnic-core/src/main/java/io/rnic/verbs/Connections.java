@@ -31,12 +31,12 @@ public final class Connections {
      * @return the information to send to the peer
      */
     public static ConnectionInfo local(QueuePair qp, int psn, MemoryRegion mr) {
-        return new ConnectionInfo(qp.pd().device().gid(), qp.qpn(), psn & 0xFFFFFF,
+        return new ConnectionInfo(qp.device().gid(), qp.qpn(), psn & 0xFFFFFF,
                 mr == null ? 0 : mr.address(), mr == null ? 0 : mr.rkey());
     }
 
     /**
-     * Moves {@code qp} (RC or UC) from RESET through INIT and RTR to RTS, connected to
+     * Moves {@code qp} (RC, UC, or either half of XRC) from RESET through INIT and RTR to RTS, connected to
      * {@code remote} on the RoCEv2 UDP port 4791. Use the overload with a port when the peer
      * device listens elsewhere (several emulated devices on one address).
      *
@@ -64,17 +64,30 @@ public final class Connections {
      * @throws IllegalArgumentException if the QP refuses a transition (it names the attribute)
      */
     public static void connect(QueuePair qp, ConnectionInfo local, ConnectionInfo remote, RcOptions o, int remotePort) {
-        // UC takes the same path with fewer attributes: nothing about reads, atomics or retries.
-        boolean reliable = qp.type() == io.rnic.verbs.QpType.RC;
+        QpType t = qp.type();
+        if (t == QpType.UD) {
+            throw new IllegalArgumentException("connect is for connected QPs; use readyDatagram for " + qp);
+        }
+        // Which halves the QP has decides the attributes each transition takes (reference §6.2):
+        // a responder half needs the READ/atomic depth and RNR timer at RTR, a requester half the
+        // timers and retry counts at RTS; UC has neither, an XRC target only the ACK timeout.
+        boolean reliable = t != QpType.UC;
+        boolean responds = reliable && t != QpType.XRC_SEND;
+        boolean requests = reliable && t != QpType.XRC_RECV;
         int access = reliable ? o.accessFlags() : o.accessFlags() & io.rnic.verbs.AccessFlags.REMOTE_WRITE;
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1).accessFlags(access));
         AddressVector av = AddressVector.of(remote.gid().toInetAddress()).withPort(remotePort);
         QpAttributes rtr = new QpAttributes().state(QpState.RTR).av(av).pathMtu(o.mtu()).destQpn(remote.qpn())
                 .rqPsn(remote.psn());
         QpAttributes rts = new QpAttributes().state(QpState.RTS).sqPsn(local.psn());
-        if (reliable) {
+        if (responds) {
             rtr.maxDestRdAtomic(o.maxDestRdAtomic()).minRnrTimer(o.minRnrTimer());
-            rts.timeout(o.timeout()).retryCnt(o.retryCnt()).rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic());
+        }
+        if (requests) {
+            rts.retryCnt(o.retryCnt()).rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic());
+        }
+        if (reliable) {
+            rts.timeout(o.timeout());
         }
         qp.modify(rtr);
         qp.modify(rts);
@@ -106,7 +119,7 @@ public final class Connections {
      * @param a    one QP, in RESET
      * @param mrA  the region {@code a}'s side exposes, or {@code null}
      * @param psnA the first PSN {@code a} sends
-     * @param b    the other QP, in RESET, of the same type
+     * @param b    the other QP, in RESET, of the same type (or the XRC half that matches {@code a}'s)
      * @param mrB  the region {@code b}'s side exposes, or {@code null}
      * @param psnB the first PSN {@code b} sends
      * @param o    the options both sides use
@@ -116,8 +129,8 @@ public final class Connections {
                                    RcOptions o) {
         ConnectionInfo ia = local(a, psnA, mrA);
         ConnectionInfo ib = local(b, psnB, mrB);
-        connect(a, ia, ib, o, b.pd().device().wire().localAddress().getPort());
-        connect(b, ib, ia, o, a.pd().device().wire().localAddress().getPort());
+        connect(a, ia, ib, o, b.device().wire().localAddress().getPort());
+        connect(b, ib, ia, o, a.device().wire().localAddress().getPort());
     }
 
     /**

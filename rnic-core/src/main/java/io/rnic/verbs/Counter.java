@@ -122,7 +122,14 @@ public enum Counter {
      */
     IMPLIED_NAK("implied_nak"),
     /** Datagrams larger than the port MTU, completed without being sent (C10-93.1.1). */
-    OVERSIZED_DATAGRAMS("oversized_datagrams");
+    OVERSIZED_DATAGRAMS("oversized_datagrams"),
+    /**
+     * XRC requests NAKed because the XRC SRQ their first or only packet names is not an XRC SRQ of the
+     * target QP's XRC domain (o9-114.a6).
+     */
+    XRC_DOMAIN_VIOLATIONS("xrc_domain_violations"),
+    /** XRC middle or last packets NAKed because they name another XRC SRQ than their message's first (o9-114.a5). */
+    XRC_SRQ_MISMATCHES("xrc_srq_mismatches");
 
     private final String rxeName;
 

@@ -84,12 +84,15 @@ public final class ProtectionDomain implements AutoCloseable {
             throw new IllegalArgumentException("QP init attributes are required");
         }
         init.sendCq().checkOpen();
-        init.recvCq().checkOpen();
-        if (init.sendCq().device() != device || init.recvCq().device() != device
+        if (init.recvCq() != null) {
+            init.recvCq().checkOpen();
+        }
+        if (init.sendCq().device() != device || (init.recvCq() != null && init.recvCq().device() != device)
                 || (init.srq() != null && init.srq().pd().device() != device)) {
             throw new IllegalArgumentException("the QP's CQs and SRQ must belong to its device " + device);
         }
-        QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core, init.recvCq().core,
+        QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core,
+                init.recvCq() == null ? null : init.recvCq().core,
                 init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
         QueuePair created = new QueuePair(device, this, init, qp);
         device.remember(created);
@@ -111,6 +114,46 @@ public final class ProtectionDomain implements AutoCloseable {
     public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
         checkOpen();
         device.checkOpen();
+        checkSrqSizes(maxWr, maxSge);
+        return new SharedReceiveQueue(this, new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge,
+                srqLimit));
+    }
+
+    /**
+     * Creates an XRC shared receive queue in this PD ({@code ibv_create_srq_ex} with
+     * {@code IBV_SRQT_XRC}): receive WQEs that SENDs arriving through any XRC target QP of
+     * {@code xrcd} take when their XRCETH names this queue's number ({@link SharedReceiveQueue#srqn()},
+     * {@code ibv_get_srq_num}). Those messages' memory accesses are checked against this PD
+     * (o9-114.a7) and their completions go to {@code cq} (a9).
+     *
+     * @param xrcd     the XRC domain, of this PD's device
+     * @param cq       where the completions of its WQEs go, of this PD's device
+     * @param maxWr    receive WQEs the queue holds, 1 to the device's {@code max_srq_wr}
+     * @param maxSge   scatter/gather entries per receive WQE, 1 to the device's {@code max_srq_sge}
+     * @param srqLimit the number of posted WQEs below which {@code SRQ_LIMIT_REACHED} fires once;
+     *                 0 leaves the limit unarmed
+     * @return the new XRC SRQ
+     * @throws IllegalArgumentException if the domain or CQ is null or of another device, or a size
+     *     is out of range
+     * @throws IllegalStateException if the PD, the domain, the CQ or the device is closed
+     */
+    public SharedReceiveQueue createXrcSrq(XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int srqLimit) {
+        checkOpen();
+        device.checkOpen();
+        if (xrcd == null || cq == null) {
+            throw new IllegalArgumentException("an XRC SRQ needs an XRC domain and a completion queue");
+        }
+        if (xrcd.device() != device || cq.device() != device) {
+            throw new IllegalArgumentException("the XRC SRQ's domain and CQ must belong to its PD's device " + device);
+        }
+        xrcd.checkOpen();
+        cq.checkOpen();
+        checkSrqSizes(maxWr, maxSge);
+        return new SharedReceiveQueue(this, io.rnic.core.transport.SrqContext.xrc(device.hca(), core, xrcd.core, cq.core,
+                maxWr, maxSge, srqLimit));
+    }
+
+    private void checkSrqSizes(int maxWr, int maxSge) {
         DeviceAttributes d = device.queryDevice();
         if (maxWr < 1 || maxWr > d.maxSrqWr()) {
             throw new IllegalArgumentException("SRQ max_wr " + maxWr + " is not in 1.." + d.maxSrqWr() + " (max_srq_wr)");
@@ -118,8 +161,6 @@ public final class ProtectionDomain implements AutoCloseable {
         if (maxSge < 1 || maxSge > d.maxSrqSge()) {
             throw new IllegalArgumentException("SRQ max_sge " + maxSge + " is not in 1.." + d.maxSrqSge() + " (max_srq_sge)");
         }
-        return new SharedReceiveQueue(this, new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge,
-                srqLimit));
     }
 
     /**

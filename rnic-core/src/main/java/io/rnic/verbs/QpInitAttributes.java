@@ -4,9 +4,10 @@ package io.rnic.verbs;
  * What {@code ibv_create_qp} needs: type, completion queues, queue sizes, the shared receive
  * queue if any, and whether every send WR is signaled.
  *
- * @param type      the transport (RC, UC or UD)
+ * @param type      the transport (RC, UC, UD or XRC_SEND)
  * @param sendCq    where send completions go
- * @param recvCq    where receive completions go (also those of receive WQEs taken from the SRQ)
+ * @param recvCq    where receive completions go (also those of receive WQEs taken from the SRQ);
+ *                  {@code null} for XRC_SEND, which receives nothing
  * @param caps      queue sizes ({@code maxRecvWr}/{@code maxRecvSge} are unused with an SRQ)
  * @param signalAll {@code sq_sig_all}
  * @param endToEndCredits advertise receive credits in every AETH and honour the peer's
@@ -19,9 +20,9 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     /**
      * Checks that the type, both completion queues and the queue sizes are given.
      *
-     * @param type      the transport (RC, UC or UD)
+     * @param type      the transport (RC, UC, UD or XRC_SEND)
      * @param sendCq    where send completions go
-     * @param recvCq    where receive completions go
+     * @param recvCq    where receive completions go; {@code null} for XRC_SEND
      * @param caps      queue sizes
      * @param signalAll {@code sq_sig_all}
      * @param endToEndCredits advertise receive credits in every AETH and honour the peer's
@@ -30,15 +31,34 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      *     {@code caps} is null
      */
     public QpInitAttributes {
-        if (type == null || sendCq == null || recvCq == null || caps == null) {
-            throw new IllegalArgumentException("type, sendCq, recvCq and caps are required");
+        if (type == null || sendCq == null || caps == null || (recvCq == null && type != QpType.XRC_SEND)) {
+            throw new IllegalArgumentException("type, sendCq, recvCq (except for XRC_SEND) and caps are required");
         }
+        if (type == QpType.XRC_RECV) {
+            throw new IllegalArgumentException("an XRC_RECV QP belongs to an XRC domain: XrcDomain.createTargetQp");
+        }
+        if (type == QpType.XRC_SEND && srq != null) {
+            throw new IllegalArgumentException("an XRC_SEND QP has no receive side and takes no SRQ");
+        }
+    }
+
+    /**
+     * An XRC initiator QP ({@code IBV_QPT_XRC_SEND}): a send queue only, whose work requests each
+     * name the remote XRC SRQ ({@link SendWorkRequest#xrc}); default queue sizes, only signaled
+     * send WRs completing.
+     *
+     * @param sendCq where send completions go
+     * @return the attributes
+     * @throws IllegalArgumentException if {@code sendCq} is null
+     */
+    public static QpInitAttributes xrcSend(CompletionQueue sendCq) {
+        return new QpInitAttributes(QpType.XRC_SEND, sendCq, null, QpCaps.defaults(), false, false);
     }
 
     /**
      * As the canonical constructor, without an SRQ: the QP has a receive queue of its own.
      *
-     * @param type      the transport (RC, UC or UD)
+     * @param type      the transport (RC, UC, UD or XRC_SEND)
      * @param sendCq    where send completions go
      * @param recvCq    where receive completions go
      * @param caps      queue sizes

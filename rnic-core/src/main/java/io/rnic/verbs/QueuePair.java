@@ -32,7 +32,7 @@ public final class QueuePair implements AutoCloseable {
     /**
      * The transport service the QP was created with.
      *
-     * @return RC, UC or UD
+     * @return RC, UC, UD, XRC_SEND or XRC_RECV
      */
     public QpType type() {
         return core.type();
@@ -50,10 +50,19 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
-     * The protection domain the QP was created in; its memory regions are the ones the QP's work
-     * requests may use.
+     * The device the QP belongs to.
      *
-     * @return the protection domain
+     * @return the owning device
+     */
+    public RdmaDevice device() {
+        return device;
+    }
+
+    /**
+     * The protection domain the QP was created in; its memory regions are the ones the QP's work
+     * requests may use. An XRC target QP has none: each message uses its XRC SRQ's.
+     *
+     * @return the protection domain, or {@code null} for an XRC target QP
      */
     public ProtectionDomain pd() {
         return pd;
@@ -62,7 +71,7 @@ public final class QueuePair implements AutoCloseable {
     /**
      * The attributes the QP was created with ({@code ibv_query_qp}'s {@code init_attr}).
      *
-     * @return the creation attributes
+     * @return the creation attributes, or {@code null} for an XRC target QP ({@link XrcDomain#createTargetQp})
      */
     public QpInitAttributes initAttributes() {
         return init;

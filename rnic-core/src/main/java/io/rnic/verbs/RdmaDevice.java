@@ -32,6 +32,8 @@ public final class RdmaDevice implements AutoCloseable {
     private final Hca hca;
     private final DeviceConfig config;
     private final AtomicInteger nextPd = new AtomicInteger(1);
+    private final AtomicInteger nextXrcd = new AtomicInteger(1);
+    private final java.util.Map<String, io.rnic.core.transport.XrcDomainContext> xrcDomains = new java.util.HashMap<>();
     private final AtomicInteger nextCq = new AtomicInteger(1);
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
@@ -198,6 +200,41 @@ public final class RdmaDevice implements AutoCloseable {
     public ProtectionDomain allocPd() {
         checkOpen();
         return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
+    }
+
+    /**
+     * Opens the XRC domain called {@code name} on this device, creating it if no opener holds it
+     * ({@code ibv_open_xrcd} with {@code O_CREAT}): openers of the same name share one domain,
+     * as processes opening the same file do.
+     *
+     * @param name the name openers share the domain by
+     * @return a handle on the domain; close it when done
+     * @throws IllegalArgumentException if {@code name} is null
+     * @throws IllegalStateException if the device is closed
+     */
+    public XrcDomain openXrcd(String name) {
+        checkOpen();
+        if (name == null) {
+            throw new IllegalArgumentException("an XRC domain needs a name");
+        }
+        synchronized (xrcDomains) {
+            io.rnic.core.transport.XrcDomainContext d = xrcDomains.get(name);
+            if (d != null) {
+                d.open();
+            } else {
+                d = new io.rnic.core.transport.XrcDomainContext(nextXrcd.getAndIncrement());
+                xrcDomains.put(name, d);
+            }
+            return new XrcDomain(this, name, d);
+        }
+    }
+
+    void closeXrcd(XrcDomain handle) {
+        synchronized (xrcDomains) {
+            if (handle.core.close()) {
+                xrcDomains.remove(handle.name());
+            }
+        }
     }
 
     /**

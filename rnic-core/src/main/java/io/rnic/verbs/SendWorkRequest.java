@@ -26,6 +26,10 @@ public final class SendWorkRequest extends WorkRequest {
     AddressHandle ah;
     int remoteQpn;
     int remoteQkey;
+    int remoteSrqn = NO_SRQ;
+
+    /** {@link #remoteSrqn()} of a request that names no XRC SRQ. */
+    public static final int NO_SRQ = -1;
 
     /**
      * Clears everything, for reuse: the opcode becomes SEND and every other field zero.
@@ -46,6 +50,7 @@ public final class SendWorkRequest extends WorkRequest {
         ah = null;
         remoteQpn = 0;
         remoteQkey = 0;
+        remoteSrqn = NO_SRQ;
         return this;
     }
 
@@ -211,6 +216,28 @@ public final class SendWorkRequest extends WorkRequest {
         this.remoteQpn = remoteQpn;
         this.remoteQkey = remoteQkey;
         return this;
+    }
+
+    /**
+     * The XRC SRQ on the remote node that the message is for ({@code wr.qp_type.xrc.remote_srqn}):
+     * required on an XRC initiator ({@link QpType#XRC_SEND}) QP, whose packets carry it in their
+     * XRCETH; ignored by other QP types.
+     *
+     * @param srqn the remote XRC SRQ number (24 bits, from {@link SharedReceiveQueue#srqn()} on the peer)
+     * @return {@code this}
+     */
+    public SendWorkRequest xrc(int srqn) {
+        this.remoteSrqn = srqn;
+        return this;
+    }
+
+    /**
+     * The remote XRC SRQ number.
+     *
+     * @return the SRQ number set with {@link #xrc}, or {@link #NO_SRQ}
+     */
+    public int remoteSrqn() {
+        return remoteSrqn;
     }
 
     /**

@@ -18,15 +18,31 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The PSN, retry, duplicate and credit rules of seed 000 and reference §3 and §5, one named
- * test each, on the simulated network with scripted faults, in virtual time.
+ * test each, on the simulated network with scripted faults, in virtual time. It is the
+ * reliability contract of every RC-like transport: {@link XrcReliabilityTest} runs the same
+ * tests on an XRC initiator and target pair.
  */
 class RcReliabilityTest {
     static final int PSN_A = 0x1000;
     static final int PSN_B = 0x2000;
     static final int MTU = 1024;
 
-    private static RcFixture fixture(long seed) {
-        return new RcFixture(seed, RcOptions.defaults(), PSN_A, PSN_B);
+    /** Whether the fixtures are XRC initiator/target pairs instead of RC pairs. */
+    boolean xrc() {
+        return false;
+    }
+
+    RcFixture fixture(long seed) {
+        return fixture(seed, RcOptions.defaults(), PSN_A, PSN_B);
+    }
+
+    RcFixture fixture(long seed, RcOptions options, int psnA, int psnB) {
+        return new RcFixture(seed, options, psnA, psnB, QpCaps.defaults(), xrc());
+    }
+
+    /** The name of an RC opcode's twin in the fixture's transport ({@code XRC_...} is {@code X} + {@code RC_...}). */
+    String n(String rcName) {
+        return xrc() ? "X" + rcName : rcName;
     }
 
     private static LinkDirection ab(RcFixture f) {
@@ -37,25 +53,25 @@ class RcReliabilityTest {
         return f.net.direction(f.wireB, f.wireA);
     }
 
-    private static SendWorkRequest write(RcFixture f, int len) {
+    SendWorkRequest write(RcFixture f, int len) {
         return new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                 .sge(f.mrA.address(), len, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey());
     }
 
-    private static SendWorkRequest send(RcFixture f, long id, int len) {
+    SendWorkRequest send(RcFixture f, long id, int len) {
         return new SendWorkRequest().wrId(id).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), len, f.mrA.lkey());
     }
 
-    private static SendWorkRequest read(RcFixture f, long id, int len) {
+    SendWorkRequest read(RcFixture f, long id, int len) {
         return new SendWorkRequest().wrId(id).opcode(WrOpcode.RDMA_READ).signaled(true)
                 .sge(f.mrA.address() + 100_000, len, f.mrA.lkey()).rdma(f.mrB.address() + 200_000, f.mrB.rkey());
     }
 
-    private static void recv(RcFixture f, long id) {
-        f.qpB.postRecv(new RecvWorkRequest().wrId(id).sge(f.mrB.address() + 500_000 + 16384 * (id % 16), 16384, f.mrB.lkey()));
+    void recv(RcFixture f, long id) {
+        f.postRecvB(new RecvWorkRequest().wrId(id).sge(f.mrB.address() + 500_000 + 16384 * (id % 16), 16384, f.mrB.lkey()));
     }
 
-    private static List<Integer> psns(List<Wiretap.Seen> seen, String opcodePrefix) {
+    static List<Integer> psns(List<Wiretap.Seen> seen, String opcodePrefix) {
         return seen.stream().filter(s -> s.opcode().startsWith(opcodePrefix)).map(Wiretap.Seen::psn).collect(Collectors.toList());
     }
 
@@ -71,11 +87,11 @@ class RcReliabilityTest {
             var sentA = Wiretap.sent(f.wireA);
             ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
             RcFixture.fill(f.bufA, 0, 8 * MTU, 5);
-            f.qpA.postSend(write(f, 8 * MTU));
+            f.postA(write(f, 8 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             List<Integer> expected = range(PSN_A, 8);
             expected.addAll(range(PSN_A + 3, 5));
-            assertEquals(expected, psns(sentA, "RC_RDMA_WRITE"), "resent from the NAKed PSN, not from the first");
+            assertEquals(expected, psns(sentA, n("RC_RDMA_WRITE")), "resent from the NAKed PSN, not from the first");
             assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 8 * MTU));
             assertEquals(1, f.a.counters().get(Counter.RCVD_SEQ_ERR));
         }
@@ -86,7 +102,7 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(101)) {
             var sentB = Wiretap.sent(f.wireB);
             ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
-            f.qpA.postSend(write(f, 8 * MTU));
+            f.postA(write(f, 8 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertEquals(1, f.b.counters().get(Counter.OUT_OF_SEQ_REQUEST));
             assertEquals(1, f.b.counters().get(Counter.NAKS_SENT), "four packets were out of sequence, one NAK went out");
@@ -102,7 +118,7 @@ class RcReliabilityTest {
             var sentA = Wiretap.sent(f.wireA);
             ab(f).fault(Faults.dropPsnOnce(-1, PSN_A));
             recv(f, 1);
-            f.qpA.postSend(send(f, 1, 64));
+            f.postA(send(f, 1, 64));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertEquals(2, sentA.size());
             assertEquals(PSN_A, sentA.get(1).psn());
@@ -116,7 +132,7 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(103)) {
             var sentA = Wiretap.sent(f.wireA);
             ab(f).fault(Faults.drop(1.0));
-            f.qpA.postSend(send(f, 1, 64));
+            f.postA(send(f, 1, 64));
             assertEquals(WcStatus.RETRY_EXC_ERR, f.await(f.cqA).status());
             assertEquals(1 + 7, sentA.size(), "the first transmission and seven retries (the spec, not rxe's 'forever')");
             assertEquals(1, f.a.counters().get(Counter.RETRY_EXCEEDED_ERR));
@@ -125,10 +141,10 @@ class RcReliabilityTest {
 
     @Test
     void rnrNakWaitsTheEncodedTimerBeforeRetrying() {
-        try (RcFixture f = new RcFixture(104, RcOptions.defaults().withMinRnrTimer(14), PSN_A, PSN_B)) {
+        try (RcFixture f = fixture(104, RcOptions.defaults().withMinRnrTimer(14), PSN_A, PSN_B)) {
             var sentA = Wiretap.sent(f.wireA);
             var sentB = Wiretap.sent(f.wireB);
-            f.qpA.postSend(send(f, 1, 64));
+            f.postA(send(f, 1, 64));
             f.net.scheduler().runUntil(() -> sentA.size() >= 2, 10_000_000_000L);
             Wiretap.Seen nak = sentB.get(0);
             assertEquals(0x20 | 14, nak.syndrome(), "RNR NAK with the responder's min_rnr_timer");
@@ -141,8 +157,8 @@ class RcReliabilityTest {
 
     @Test
     void rnrRetrySevenRetriesForever() {
-        try (RcFixture f = new RcFixture(105, RcOptions.defaults().withMinRnrTimer(1), PSN_A, PSN_B)) {
-            f.qpA.postSend(send(f, 1, 64));
+        try (RcFixture f = fixture(105, RcOptions.defaults().withMinRnrTimer(1), PSN_A, PSN_B)) {
+            f.postA(send(f, 1, 64));
             f.net.scheduler().runFor(5_000_000); // 10 µs RNR timer: hundreds of RNR NAKs
             assertTrue(f.a.counters().get(Counter.RCVD_RNR_ERR) > 100, f.a.counters().toString());
             assertEquals(0, f.cqA.size());
@@ -154,11 +170,11 @@ class RcReliabilityTest {
     @Test
     void impliedNakFromALaterResponseRetriesTheRead() {
         try (RcFixture f = fixture(106)) {
-            ba(f).fault(Faults.dropFirst(PacketMatch.opcode(OpcodeTable.byName("RC_RDMA_READ_RESPONSE_ONLY").code()), 1));
+            ba(f).fault(Faults.dropFirst(PacketMatch.opcode(OpcodeTable.byName(n("RC_RDMA_READ_RESPONSE_ONLY")).code()), 1));
             RcFixture.fill(f.bufB, 200_000, 500, 3);
             recv(f, 1);
-            f.qpA.postSend(read(f, 1, 500));
-            f.qpA.postSend(send(f, 2, 8));
+            f.postA(read(f, 1, 500));
+            f.postA(send(f, 2, 8));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(1, wcs.get(0).wrId());
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
@@ -172,7 +188,7 @@ class RcReliabilityTest {
     @Test
     void ghostAckBeyondTheLastPsnSentIsDroppedAndChangesNothing() {
         try (RcFixture f = fixture(107)) {
-            PacketFields ack = new PacketFields().opcode(OpcodeTable.byName("RC_ACKNOWLEDGE"));
+            PacketFields ack = f.packet(n("RC_ACKNOWLEDGE"));
             ack.destQp = f.qpA.qpn();
             ack.psn = PSN_A + 100;
             ack.aethSyndrome = AethSyndrome.ack(AethSyndrome.CREDITS_INVALID);
@@ -180,7 +196,7 @@ class RcReliabilityTest {
             f.settle();
             assertEquals(1, f.a.counters().get(Counter.GHOST_RESPONSE));
             recv(f, 1);
-            f.qpA.postSend(send(f, 1, 8));
+            f.postA(send(f, 1, 8));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
         }
     }
@@ -189,9 +205,9 @@ class RcReliabilityTest {
     void staleAckInTheDuplicateRegionIsDroppedSilently() {
         try (RcFixture f = fixture(108)) {
             recv(f, 1);
-            f.qpA.postSend(send(f, 1, 8));
+            f.postA(send(f, 1, 8));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
-            PacketFields ack = new PacketFields().opcode(OpcodeTable.byName("RC_ACKNOWLEDGE"));
+            PacketFields ack = f.packet(n("RC_ACKNOWLEDGE"));
             ack.destQp = f.qpA.qpn();
             ack.psn = PSN_A - 5;
             ack.aethSyndrome = AethSyndrome.nak(AethSyndrome.NAK_REMOTE_ACCESS_ERROR);
@@ -204,16 +220,16 @@ class RcReliabilityTest {
 
     @Test
     void aCoalescedAckCompletesEveryEarlierWqe() {
-        try (RcFixture f = new RcFixture(109, RcOptions.defaults(), PSN_A, PSN_B)) {
+        try (RcFixture f = fixture(109, RcOptions.defaults(), PSN_A, PSN_B)) {
             for (int i = 0; i < 3; i++) {
                 recv(f, i);
             }
             // Lose the ACKs of the first two WRITEs: the third ACK covers them.
             ba(f).fault(Faults.only(PacketMatch.psn(-1, PSN_A), Faults.drop(1.0)))
                     .fault(Faults.only(PacketMatch.psn(-1, PSN_A + 1), Faults.drop(1.0)));
-            f.qpA.postSend(write(f, 8).wrId(1));
-            f.qpA.postSend(write(f, 8).wrId(2));
-            f.qpA.postSend(write(f, 8).wrId(3));
+            f.postA(write(f, 8).wrId(1));
+            f.postA(write(f, 8).wrId(2));
+            f.postA(write(f, 8).wrId(3));
             List<WorkCompletion> wcs = f.await(f.cqA, 3);
             for (int i = 0; i < 3; i++) {
                 assertEquals(i + 1, wcs.get(i).wrId());
@@ -233,12 +249,12 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(110)) {
             var sentB = Wiretap.sent(f.wireB);
             ba(f).fault(Faults.dropFirst(PacketMatch.acks(), 2));
-            f.qpA.postSend(write(f, 8).wrId(1));
-            f.qpA.postSend(write(f, 8).wrId(2));
+            f.postA(write(f, 8).wrId(1));
+            f.postA(write(f, 8).wrId(2));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
             assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
-            List<Integer> ackPsns = psns(sentB, "RC_ACKNOWLEDGE");
+            List<Integer> ackPsns = psns(sentB, n("RC_ACKNOWLEDGE"));
             assertEquals(List.of(PSN_A, PSN_A + 1, PSN_A + 1), ackPsns.subList(0, 3),
                     "the retried PSN 1 is answered with the furthest PSN, 2");
             assertEquals(2, f.b.counters().get(Counter.DUPLICATE_REQUEST));
@@ -254,13 +270,13 @@ class RcReliabilityTest {
             recv(f, 1);
             recv(f, 2);
             RcFixture.fill(f.bufA, 0, 100, 1);
-            f.qpA.postSend(send(f, 1, 100));
+            f.postA(send(f, 1, 100));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
             assertEquals(1, f.await(f.cqB).wrId());
             f.settle();
             assertEquals(0, f.cqB.size(), "the duplicate consumed no second receive WQE");
-            f.qpA.postSend(send(f, 2, 100));
+            f.postA(send(f, 2, 100));
             assertEquals(2, f.await(f.cqB).wrId());
         }
     }
@@ -270,7 +286,7 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(112)) {
             ba(f).fault(Faults.dropNthAck(1));
             RcFixture.fill(f.bufA, 0, 64, 1);
-            f.qpA.postSend(write(f, 64));
+            f.postA(write(f, 64));
             f.net.scheduler().runUntil(() -> f.bufB.get(0) == f.bufA.get(0), 1_000_000_000L);
             f.bufB.put(0, (byte) 0x5A); // the application changes the data after the WRITE landed
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
@@ -283,22 +299,22 @@ class RcReliabilityTest {
     void duplicateReadIsReExecutedFromMemoryWithTheOriginalPsns() {
         try (RcFixture f = fixture(113)) {
             var sentB = Wiretap.sent(f.wireB);
-            ba(f).fault(Faults.dropFirst(PacketMatch.opcode(OpcodeTable.byName("RC_RDMA_READ_RESPONSE_FIRST").code()), 1));
+            ba(f).fault(Faults.dropFirst(PacketMatch.opcode(OpcodeTable.byName(n("RC_RDMA_READ_RESPONSE_FIRST")).code()), 1));
             RcFixture.fill(f.bufB, 200_000, 3 * MTU, 1);
-            f.qpA.postSend(read(f, 1, 3 * MTU));
+            f.postA(read(f, 1, 3 * MTU));
             f.net.scheduler().runUntil(() -> f.b.counters().get(Counter.READ_RESPONSES_SENT) == 3, 1_000_000_000L);
             RcFixture.fill(f.bufB, 200_000, 3 * MTU, 2); // memory changes before the duplicate arrives
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 3 * MTU), "the duplicate re-read memory");
             List<String> resent = sentB.subList(3, 6).stream().map(Wiretap.Seen::toString).toList();
-            assertEquals(List.of("RC_RDMA_READ_RESPONSE_FIRST@" + PSN_A, "RC_RDMA_READ_RESPONSE_MIDDLE@" + (PSN_A + 1),
-                    "RC_RDMA_READ_RESPONSE_LAST@" + (PSN_A + 2)), resent.stream().map(x -> x.replaceAll("/.*", "")).toList());
+            assertEquals(List.of(n("RC_RDMA_READ_RESPONSE_FIRST") + "@" + PSN_A, n("RC_RDMA_READ_RESPONSE_MIDDLE") + "@" + (PSN_A + 1),
+                    n("RC_RDMA_READ_RESPONSE_LAST") + "@" + (PSN_A + 2)), resent.stream().map(x -> x.replaceAll("/.*", "")).toList());
         }
     }
 
     /** Sends qpB a READ request from qpA's flow, crafted: a duplicate with the given PSN and range; runs it through. */
-    private static void injectRead(RcFixture f, int psn, long va, int length) {
-        PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
+    void injectRead(RcFixture f, int psn, long va, int length) {
+        PacketFields dup = f.packet(n("RC_RDMA_READ_REQUEST"));
         dup.destQp = f.qpB.qpn();
         dup.psn = psn;
         dup.rethVa = va;
@@ -319,13 +335,13 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(121)) {
             var sentB = Wiretap.sent(f.wireB);
             RcFixture.fill(f.bufB, 200_000, 3 * MTU, 3);
-            f.qpA.postSend(read(f, 1, 3 * MTU));
+            f.postA(read(f, 1, 3 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
             injectRead(f, PSN_A + 1, f.mrB.address() + 200_000 + MTU, MTU);
             assertEquals(responses + 1, f.b.counters().get(Counter.READ_RESPONSES_SENT), "one response: the subset's");
             Wiretap.Seen resent = sentB.get(sentB.size() - 1);
-            assertEquals("RC_RDMA_READ_RESPONSE_LAST", resent.opcode());
+            assertEquals(n("RC_RDMA_READ_RESPONSE_LAST"), resent.opcode());
             assertEquals(PSN_A + 1, resent.psn(), "from the duplicate's own PSN");
             assertEquals(0, f.b.counters().get(Counter.RCVD_DROPPED), "a subset is a valid duplicate");
             assertEquals(io.rnic.verbs.QpState.RTS, f.qpA.state(), "the requester ignores the stale response");
@@ -336,7 +352,7 @@ class RcReliabilityTest {
     @Test
     void aDuplicateReadBeyondTheOriginalIsDroppedSilently() {
         try (RcFixture f = fixture(122)) {
-            f.qpA.postSend(read(f, 1, 3 * MTU));
+            f.postA(read(f, 1, 3 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
             injectRead(f, PSN_A + 1, f.mrB.address() + 200_000 + MTU, 3 * MTU); // runs a packet past the original's end
@@ -350,8 +366,8 @@ class RcReliabilityTest {
     void ackReqIsSetOnTheLastPacketAndOnEverySixtyFourth() {
         try (RcFixture f = fixture(123)) {
             var sentA = Wiretap.sent(f.wireA);
-            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 100 * MTU, f.mrB.lkey()));
-            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+            f.postRecvB(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 100 * MTU, f.mrB.lkey()));
+            f.postA(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
                     .sge(f.mrA.address(), 100 * MTU, f.mrA.lkey()));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             List<Integer> withAckReq = new java.util.ArrayList<>();
@@ -370,14 +386,14 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(124)) {
             var sentB = Wiretap.sent(f.wireB);
             for (int i = 0; i < 3; i++) {
-                f.qpB.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrB.address() + 64L * i, 64, f.mrB.lkey()));
-                f.qpA.postSend(new SendWorkRequest().wrId(10 + i).opcode(WrOpcode.SEND).signaled(true)
+                f.postRecvB(new RecvWorkRequest().wrId(i).sge(f.mrB.address() + 64L * i, 64, f.mrB.lkey()));
+                f.postA(new SendWorkRequest().wrId(10 + i).opcode(WrOpcode.SEND).signaled(true)
                         .sge(f.mrA.address(), 64, f.mrA.lkey()));
             }
             f.await(f.cqA, 3);
-            assertEquals(List.of(1, 2, 3), sentB.stream().filter(x -> x.opcode().equals("RC_ACKNOWLEDGE"))
+            assertEquals(List.of(1, 2, 3), sentB.stream().filter(x -> x.opcode().equals(n("RC_ACKNOWLEDGE")))
                     .map(Wiretap.Seen::msn).toList());
-            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_SEND_ONLY"));
+            PacketFields dup = f.packet(n("RC_SEND_ONLY"));
             dup.destQp = f.qpB.qpn();
             dup.psn = PSN_A + 1;
             dup.ackReq = true;
@@ -385,7 +401,7 @@ class RcReliabilityTest {
             Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
             f.settle();
             Wiretap.Seen last = sentB.get(sentB.size() - 1);
-            assertEquals("RC_ACKNOWLEDGE", last.opcode());
+            assertEquals(n("RC_ACKNOWLEDGE"), last.opcode());
             assertEquals(3, last.msn(), "the duplicate is acknowledged with the MSN unchanged");
             assertEquals(PSN_A + 2, last.psn(), "and the most recent PSN (C9-105)");
             assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
@@ -403,8 +419,8 @@ class RcReliabilityTest {
             ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 1));
             ba(f).fault(Faults.only(fate -> fate.isAck()
                     && (fate.packet().getUnsignedByte(fate.packet().readerIndex() + 12) & 0x60) == 0x60, Faults.duplicate(1.0)));
-            f.qpB.postRecv(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 4 * MTU, f.mrB.lkey()));
-            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+            f.postRecvB(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 4 * MTU, f.mrB.lkey()));
+            f.postA(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
                     .sge(f.mrA.address(), 4 * MTU, f.mrA.lkey()));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertEquals(WcStatus.SUCCESS, f.await(f.cqB).status());
@@ -421,11 +437,11 @@ class RcReliabilityTest {
             var sentB = Wiretap.sent(f.wireB);
             ba(f).fault(Faults.dropPsnOnce(-1, PSN_A + 2));
             RcFixture.fill(f.bufB, 200_000, 4 * MTU, 7);
-            f.qpA.postSend(read(f, 1, 4 * MTU));
+            f.postA(read(f, 1, 4 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertTrue(RcFixture.same(f.bufB, 200_000, f.bufA, 100_000, 4 * MTU));
-            assertEquals(List.of(PSN_A, PSN_A + 2), psns(sentA, "RC_RDMA_READ_REQUEST"), "the retry asks for the tail only");
-            assertEquals(List.of("RC_RDMA_READ_RESPONSE_MIDDLE", "RC_RDMA_READ_RESPONSE_LAST"),
+            assertEquals(List.of(PSN_A, PSN_A + 2), psns(sentA, n("RC_RDMA_READ_REQUEST")), "the retry asks for the tail only");
+            assertEquals(List.of(n("RC_RDMA_READ_RESPONSE_MIDDLE"), n("RC_RDMA_READ_RESPONSE_LAST")),
                     sentB.subList(4, 6).stream().map(Wiretap.Seen::opcode).toList());
         }
     }
@@ -436,7 +452,7 @@ class RcReliabilityTest {
             ba(f).fault(Faults.dropNthAck(1));
             ByteBuffer remote = f.bufB.duplicate().order(ByteOrder.LITTLE_ENDIAN);
             remote.putLong(4096, 10);
-            f.qpA.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+            f.postA(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(f.mrA.address(), 8, f.mrA.lkey()).atomic(f.mrB.address() + 4096, f.mrB.rkey(), 5, 0));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertEquals(15, remote.getLong(4096), "added once");
@@ -452,18 +468,18 @@ class RcReliabilityTest {
             var sentB = Wiretap.sent(f.wireB);
             ba(f).fault(Faults.dropFirst(PacketMatch.any(), 4));
             recv(f, 1);
-            f.qpA.postSend(send(f, 1, 8));
-            f.qpA.postSend(read(f, 2, 100));
-            f.qpA.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+            f.postA(send(f, 1, 8));
+            f.postA(read(f, 2, 100));
+            f.postA(new SendWorkRequest().wrId(3).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(f.mrA.address() + 8, 8, f.mrA.lkey()).atomic(f.mrB.address() + 8192, f.mrB.rkey(), 1, 0));
-            f.qpA.postSend(write(f, 8).wrId(4));
+            f.postA(write(f, 8).wrId(4));
             List<WorkCompletion> wcs = f.await(f.cqA, 4);
             for (int i = 0; i < 4; i++) {
                 assertEquals(i + 1, wcs.get(i).wrId());
                 assertEquals(WcStatus.SUCCESS, wcs.get(i).status(), wcs.get(i).toString());
             }
             List<String> answers = sentB.subList(4, sentB.size()).stream().map(Wiretap.Seen::opcode).toList();
-            assertEquals(List.of("RC_ACKNOWLEDGE", "RC_RDMA_READ_RESPONSE_ONLY", "RC_ATOMIC_ACKNOWLEDGE", "RC_ACKNOWLEDGE"),
+            assertEquals(List.of(n("RC_ACKNOWLEDGE"), n("RC_RDMA_READ_RESPONSE_ONLY"), n("RC_ATOMIC_ACKNOWLEDGE"), n("RC_ACKNOWLEDGE")),
                     answers.subList(0, 4));
             assertEquals(1, f.b.counters().get(Counter.ATOMICS_EXECUTED));
         }
@@ -474,8 +490,8 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(117)) {
             ba(f).fault(Faults.dropFirst(PacketMatch.psn(-1, PSN_A), 1));
             RcFixture.fill(f.bufB, 200_000, 200, 4);
-            f.qpA.postSend(read(f, 1, 100));
-            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).signaled(true)
+            f.postA(read(f, 1, 100));
+            f.postA(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).signaled(true)
                     .sge(f.mrA.address() + 150_000, 100, f.mrA.lkey()).rdma(f.mrB.address() + 200_100, f.mrB.rkey()));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
@@ -498,8 +514,8 @@ class RcReliabilityTest {
             ba(f).fault(Faults.dropFirst(PacketMatch.psn(-1, PSN_A), 1));
             int big = 64 * MTU;
             RcFixture.fill(f.bufB, 200_000, 100 + big, 6);
-            f.qpA.postSend(read(f, 1, 100));
-            f.qpA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).signaled(true)
+            f.postA(read(f, 1, 100));
+            f.postA(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).signaled(true)
                     .sge(f.mrA.address() + 300_000, big, f.mrA.lkey()).rdma(f.mrB.address() + 200_100, f.mrB.rkey()));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
@@ -514,12 +530,12 @@ class RcReliabilityTest {
 
     @Test
     void responderResourcesAreSizedByMaxDestRdAtomicAndARecycledDuplicateIsDropped() {
-        try (RcFixture f = new RcFixture(118, RcOptions.defaults().withRdAtomic(2, 1), PSN_A, PSN_B)) {
-            f.qpA.postSend(read(f, 1, 100));
-            f.qpA.postSend(read(f, 2, 100));
+        try (RcFixture f = fixture(118, RcOptions.defaults().withRdAtomic(2, 1), PSN_A, PSN_B)) {
+            f.postA(read(f, 1, 100));
+            f.postA(read(f, 2, 100));
             f.await(f.cqA, 2);
             long responses = f.b.counters().get(Counter.READ_RESPONSES_SENT);
-            PacketFields dup = new PacketFields().opcode(OpcodeTable.byName("RC_RDMA_READ_REQUEST"));
+            PacketFields dup = f.packet(n("RC_RDMA_READ_REQUEST"));
             dup.destQp = f.qpB.qpn();
             dup.psn = PSN_A; // the first READ's entry was overwritten by the second
             dup.rethVa = f.mrB.address() + 200_000;
@@ -534,10 +550,10 @@ class RcReliabilityTest {
 
     @Test
     void retransmissionsCrossThePsnWrap() {
-        try (RcFixture f = new RcFixture(119, RcOptions.defaults(), 0xFFFFFC, 0xFFFFFE)) {
+        try (RcFixture f = fixture(119, RcOptions.defaults(), 0xFFFFFC, 0xFFFFFE)) {
             ab(f).fault(Faults.dropPsnOnce(-1, 0xFFFFFF)).fault(Faults.dropPsnOnce(-1, 0x000001));
             RcFixture.fill(f.bufA, 0, 8 * MTU, 9);
-            f.qpA.postSend(write(f, 8 * MTU));
+            f.postA(write(f, 8 * MTU));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 8 * MTU));
         }
@@ -552,7 +568,7 @@ class RcReliabilityTest {
             for (int i = 0; i < 6; i++) {
                 recv(f, i);
             }
-            f.qpA.postSend(send(f, 1, 8));
+            f.postA(send(f, 1, 8));
             f.await(f.cqA);
             assertEquals(AethSyndrome.ack(AethSyndrome.creditCodeFor(5)), sentB.get(0).syndrome(), "5 free: code for 4");
         }
@@ -564,11 +580,11 @@ class RcReliabilityTest {
             var sentA = Wiretap.sent(f.wireA);
             recv(f, 0);
             for (int i = 1; i <= 4; i++) {
-                f.qpA.postSend(send(f, i, 8));
+                f.postA(send(f, i, 8));
             }
             f.net.scheduler().runFor(3_000_000);
             // #1 went as a probe; its ACK said 0 credits; #2 went as the next probe and is being RNR NAKed.
-            assertEquals(java.util.Set.of(PSN_A, PSN_A + 1), new java.util.HashSet<>(psns(sentA, "RC_SEND")));
+            assertEquals(java.util.Set.of(PSN_A, PSN_A + 1), new java.util.HashSet<>(psns(sentA, n("RC_SEND"))));
             for (int i = 1; i <= 3; i++) {
                 recv(f, i);
             }
@@ -590,7 +606,7 @@ class RcReliabilityTest {
                 qa.postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND).signaled(true).sge(f.mrA.address(), 8, f.mrA.lkey()));
             }
             f.net.scheduler().runFor(100_000);
-            assertEquals(4, Wiretap.count(sentA, "RC_SEND_ONLY"));
+            assertEquals(4, Wiretap.count(sentA, n("RC_SEND_ONLY")));
             assertEquals(0x1F, sentB.get(0).syndrome(), "rxe's 'invalid' credit code");
             for (int i = 1; i <= 3; i++) {
                 qb.postRecv(new RecvWorkRequest().wrId(i).sge(f.mrB.address(), 64, f.mrB.lkey()));
@@ -606,18 +622,18 @@ class RcReliabilityTest {
             ba(f).fault(Faults.dropNthAck(1));
             recv(f, 0);
             recv(f, 1);
-            f.qpA.postSend(send(f, 1, 8));
-            f.qpA.postSend(send(f, 2, 8));
+            f.postA(send(f, 1, 8));
+            f.postA(send(f, 2, 8));
             f.net.scheduler().runFor(1_000_000);
-            assertEquals(1, Wiretap.count(sentA, "RC_SEND_ONLY"), "#2 waits: #1 is the outstanding probe");
-            PacketFields dupAck = new PacketFields().opcode(OpcodeTable.byName("RC_ACKNOWLEDGE"));
+            assertEquals(1, Wiretap.count(sentA, n("RC_SEND_ONLY")), "#2 waits: #1 is the outstanding probe");
+            PacketFields dupAck = f.packet(n("RC_ACKNOWLEDGE"));
             dupAck.destQp = f.qpA.qpn();
             dupAck.psn = Psn.add(PSN_A, -1);   // duplicate region: dropped, but its credits count
             dupAck.aethSyndrome = AethSyndrome.ack(AethSyndrome.creditCodeFor(2));
             dupAck.aethMsn = 0;
             Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, dupAck);
             f.net.scheduler().runFor(1_000_000);
-            assertEquals(2, Wiretap.count(sentA, "RC_SEND_ONLY"), "#2 went on the duplicate ACK's credits");
+            assertEquals(2, Wiretap.count(sentA, n("RC_SEND_ONLY")), "#2 went on the duplicate ACK's credits");
             f.await(f.cqA, 2).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
         }
     }
@@ -627,8 +643,8 @@ class RcReliabilityTest {
         try (RcFixture f = fixture(124)) {
             ba(f).fault(Faults.dropNthAck(1));
             recv(f, 1);
-            f.qpA.postSend(send(f, 1, 8));
-            f.qpA.postSend(read(f, 2, 100));
+            f.postA(send(f, 1, 8));
+            f.postA(read(f, 2, 100));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
             assertEquals(WcStatus.SUCCESS, wcs.get(1).status());

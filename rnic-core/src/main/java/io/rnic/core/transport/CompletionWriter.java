@@ -65,7 +65,8 @@ final class CompletionWriter {
         long wrId = w.wrId;
         w.sgl.release();
         from.retire(w);
-        WorkCompletion wc = qp.recvCq.begin();
+        CompletionQueue cq = from.completionQueue(qp);
+        WorkCompletion wc = cq.begin();
         if (wc != null) {
             wc.fill(wrId, status, opcode, qp.qpn);
             if (status == WcStatus.SUCCESS) {
@@ -74,7 +75,7 @@ final class CompletionWriter {
             } else {
                 wc.details(0, srcQp, 0, 0, 0);
             }
-            qp.recvCq.commit(solicited);
+            cq.commit(solicited);
         } else {
             cqOverflow();
         }

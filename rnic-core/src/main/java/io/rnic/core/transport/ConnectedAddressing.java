@@ -9,7 +9,7 @@ import io.rnic.verbs.SendWorkRequest;
 import java.net.InetSocketAddress;
 
 /**
- * One fixed peer (RC, UC; XRC later): the address vector and destination QP given at RTR. The
+ * One fixed peer (RC, UC, XRC): the address vector and destination QP given at RTR. The
  * UDP source port is rxe's symmetric hash of the two QP numbers (reference §4.2), so both ends
  * of a connection use the same one.
  */
@@ -63,6 +63,7 @@ final class ConnectedAddressing implements Addressing {
 
     @Override
     public Destination resolve(SendWqe w) {
+        peer.xrcSrq = w.remoteSrqn; // an XRC initiator's one peer node holds many SRQs
         return peer;
     }
 

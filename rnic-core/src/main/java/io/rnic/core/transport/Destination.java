@@ -13,5 +13,7 @@ final class Destination {
     int destQpn;
     /** The DETH Q_Key (datagram transports). */
     int qkey;
+    /** The XRC SRQ an XRC request is for (XRCETH), set per work request. */
+    int xrcSrq;
     final PseudoHeader pseudo = new PseudoHeader();
 }

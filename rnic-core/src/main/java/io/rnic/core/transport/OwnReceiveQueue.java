@@ -28,6 +28,11 @@ final class OwnReceiveQueue implements ReceiveQueue {
     }
 
     @Override
+    public CompletionQueue completionQueue(QpContext qp) {
+        return qp.recvCq;
+    }
+
+    @Override
     public io.rnic.core.memory.ProtectionDomain pd() {
         return pd;
     }

@@ -9,8 +9,8 @@ import io.rnic.core.packet.RocePacket;
 
 /**
  * TX framing for one QP: lays out a packet of an opcode from the table, fills what every packet
- * of the QP carries (BTH P_Key and destination QP, and DETH from the destination when the
- * opcode has one), then seals it with the ICRC of the destination's flow and hands it to the
+ * of the QP carries (BTH P_Key and destination QP, and DETH or XRCETH from the destination
+ * when the opcode has one), then seals it with the ICRC of the destination's flow and hands it to the
  * HCA. The requester and responder fill the rest.
  */
 final class PacketFramer {
@@ -30,6 +30,9 @@ final class PacketFramer {
         p.bth().pkey(qp.pkey).destQp(d.destQpn);
         if (op.has(Header.DETH)) {
             p.deth().qkey(d.qkey).srcQp(qp.qpn);
+        }
+        if (op.has(Header.XRCETH)) {
+            p.xrcEth().xrcSrq(d.xrcSrq); // the same on every packet of the message (o9-114.a5)
         }
         return p;
     }

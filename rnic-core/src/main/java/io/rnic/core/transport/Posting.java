@@ -23,6 +23,10 @@ final class Posting {
     }
 
     void postSend(SendWorkRequest wr) {
+        if (!qp.policy.sides().sends()) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn) + " is an " + qp.type
+                    + " QP: it has no send queue");
+        }
         QpState s = qp.state;
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
             throw new IllegalStateException("post_send on QP 0x" + Integer.toHexString(qp.qpn) + " in state " + s
@@ -63,6 +67,10 @@ final class Posting {
                         wr.opcode(), wr.remoteAddr()));
             }
         }
+        if (qp.policy.headers().namesTargetSrq() && (wr.remoteSrqn() & ~0xFFFFFF) != 0) {
+            throw new IllegalArgumentException("a work request on " + qp.type + " QP 0x" + Integer.toHexString(qp.qpn)
+                    + " must name the remote XRC SRQ (xrc(srqn), 24 bits), got " + wr.remoteSrqn());
+        }
         qp.addressing.checkPost(wr);
         SendQueue sq = qp.sq;
         synchronized (sq) {
@@ -84,6 +92,7 @@ final class Posting {
             w.ah = wr.ah();
             w.remoteQpn = wr.remoteQpn();
             w.remoteQkey = wr.remoteQkey();
+            w.remoteSrqn = wr.remoteSrqn();
             if (inline) {
                 copyInline(wr, w);
             } else {
@@ -123,6 +132,11 @@ final class Posting {
     }
 
     void postRecv(RecvWorkRequest wr) {
+        if (qp.policy.receiveSource() != TransportPolicy.ReceiveSource.QP_RQ_OR_SRQ) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn) + " is an " + qp.type
+                    + " QP: it has no receive queue" + (qp.policy.sides().responds()
+                    ? " (post receives to the XRC SRQs of its domain)" : ""));
+        }
         if (qp.srq != null) {
             throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn) + " takes its receive WQEs from SRQ "
                     + qp.srq.srqn() + ": post receives to the SRQ");

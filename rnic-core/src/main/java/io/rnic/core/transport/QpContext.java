@@ -49,7 +49,11 @@ public final class QpContext {
     final ReceiveQueue rq;
     /** The SRQ the QP was created with, or {@code null}. */
     final SrqContext srq;
+    /** The XRC domain of an XRC target QP, or {@code null}. */
+    final XrcDomainContext xrcd;
     final ReliabilityContext rel = new ReliabilityContext();
+    /** Which queue, PD and CQ each incoming message uses. */
+    final MessageTarget target;
     final Addressing addressing;
     final Posting posting;
     final QpModify modify;
@@ -72,8 +76,10 @@ public final class QpContext {
     boolean destroyed;
 
     private QpContext(Hca hca, int qpn, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
-                      CompletionQueue recvCq, QpCaps caps, SrqContext srq, boolean signalAll, boolean endToEndCredits) {
+                      CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, boolean signalAll,
+                      boolean endToEndCredits) {
         this.hca = hca;
+        this.xrcd = xrcd;
         this.qpn = qpn;
         this.type = policy.type();
         this.policy = policy;
@@ -90,7 +96,9 @@ public final class QpContext {
         this.completions = new CompletionWriter(this);
         this.posting = new Posting(this);
         this.rq = srq != null ? srq
+                : policy.receiveSource() != TransportPolicy.ReceiveSource.QP_RQ_OR_SRQ ? NoReceiveQueue.INSTANCE
                 : new OwnReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(), pd, () -> state == QpState.ERR, posting::ring);
+        this.target = policy.receiveSource().target(this);
         this.addressing = policy.destination() == TransportPolicy.DestinationKind.CONNECTED
                 ? new ConnectedAddressing(hca, qpn) : new DatagramAddressing(hca, this);
         this.modify = new QpModify(this);
@@ -112,10 +120,49 @@ public final class QpContext {
     public static QpContext create(Hca hca, QpType type, ProtectionDomain pd, CompletionQueue sendCq,
                                    CompletionQueue recvCq, QpCaps caps, SrqContext srq, boolean signalAll,
                                    boolean endToEndCredits) {
+        if (type == QpType.XRC_RECV) {
+            throw new IllegalArgumentException("an XRC_RECV QP belongs to an XRC domain, not a PD: createXrcTarget");
+        }
         TransportPolicy policy = TransportPolicy.of(type);
         if (policy == null) {
-            throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC, UC and UD are");
+            throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC, UC, UD and XRC are");
         }
+        if (policy.receiveSource() == TransportPolicy.ReceiveSource.NONE) {
+            recvCq = null; // an initiator receives nothing: a receive CQ would only be held in use
+        } else if (recvCq == null) {
+            throw new IllegalArgumentException("a " + type + " QP needs a receive completion queue");
+        }
+        if (pd == null || sendCq == null) {
+            throw new IllegalArgumentException("a " + type + " QP needs a protection domain and a send completion queue");
+        }
+        return create(hca, policy, pd, sendCq, recvCq, caps, srq, null, signalAll, endToEndCredits);
+    }
+
+    /**
+     * Creates an XRC target QP ({@code ibv_create_qp_ex} with {@code IBV_QPT_XRC_RECV}) in RESET:
+     * the responder half of XRC, belonging to domain {@code xrcd}; it has no PD, CQs or queues
+     * of its own, each message using those of the XRC SRQ of the domain that it names.
+     *
+     * @throws IllegalStateException if the domain is closed or the device has no QP left
+     */
+    public static QpContext createXrcTarget(Hca hca, XrcDomainContext xrcd) {
+        if (xrcd == null) {
+            throw new IllegalArgumentException("an XRC target QP needs an XRC domain");
+        }
+        xrcd.attachTargetQp();
+        try {
+            return create(hca, TransportPolicy.XRC_RECV, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, xrcd,
+                    false, false);
+        } catch (RuntimeException e) {
+            xrcd.detachTargetQp();
+            throw e;
+        }
+    }
+
+    private static QpContext create(Hca hca, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
+                                    CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd,
+                                    boolean signalAll, boolean endToEndCredits) {
+        QpType type = policy.type();
         var limits = hca.limits();
         if (caps.maxSendWr() > limits.maxQpWr() || caps.maxRecvWr() > limits.maxQpWr()) {
             throw new IllegalArgumentException("max_send_wr/max_recv_wr " + caps.maxSendWr() + "/" + caps.maxRecvWr()
@@ -143,7 +190,7 @@ public final class QpContext {
                 srq.attach();
                 attached = true;
             }
-            qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, signalAll, endToEndCredits);
+            qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, xrcd, signalAll, endToEndCredits);
         } finally {
             if (qp == null) { // whatever failed, nothing stays counted
                 if (attached) {
@@ -152,9 +199,15 @@ public final class QpContext {
                 hca.unreserveQpn(qpn);
             }
         }
-        pd.retain();
-        sendCq.attach();
-        recvCq.attach();
+        if (pd != null) {
+            pd.retain();
+        }
+        if (sendCq != null) {
+            sendCq.attach();
+        }
+        if (recvCq != null) {
+            recvCq.attach();
+        }
         hca.attach(qpn, qp.rx);
         return qp;
     }
@@ -181,8 +234,14 @@ public final class QpContext {
         return state;
     }
 
+    /** The protection domain, or {@code null} for an XRC target QP (its SRQs' PDs are used). */
     public ProtectionDomain pd() {
         return pd;
+    }
+
+    /** The XRC domain of an XRC target QP, or {@code null}. */
+    public XrcDomainContext xrcd() {
+        return xrcd;
     }
 
     public QpCaps caps() {
@@ -268,11 +327,20 @@ public final class QpContext {
         destroyed = true;
         modify.reset();
         hca.detach(qpn);
-        pd.release();
-        sendCq.detach();
-        recvCq.detach();
+        if (pd != null) {
+            pd.release();
+        }
+        if (sendCq != null) {
+            sendCq.detach();
+        }
+        if (recvCq != null) {
+            recvCq.detach();
+        }
         if (srq != null) {
             srq.detach();
+        }
+        if (xrcd != null) {
+            xrcd.detachTargetQp();
         }
     }
 

@@ -77,6 +77,7 @@ final class QpModify {
         qp.state = QpState.RESET;
         qp.requester.reset();
         qp.completer.reset();
+        ReceiveQueue from = qp.responder.heldQueue(qp.rq);
         RecvWqe held = qp.responder.reset();
         SendQueue sq = qp.sq;
         synchronized (sq) {
@@ -85,7 +86,7 @@ final class QpModify {
             }
             sq.clear();
         }
-        qp.rq.qpReset(held);
+        from.qpReset(held);
     }
 
     /**
@@ -109,9 +110,10 @@ final class QpModify {
             errorCompletion.run();
         }
         qp.completer.stop();
+        ReceiveQueue from = qp.responder.heldQueue(qp.rq);
         RecvWqe held = qp.responder.stop();
         qp.completions.flushSend();
-        qp.rq.qpFailed(qp, held);
+        from.qpFailed(qp, held);
         if (event != null) {
             qp.hca.raise(new AsyncEvent(event, qp.qpn, "QP 0x" + Integer.toHexString(qp.qpn) + " moved to ERR"));
         }

@@ -13,6 +13,12 @@ interface ReceiveQueue {
     /** The protection domain the WQEs' buffers are checked against. */
     io.rnic.core.memory.ProtectionDomain pd();
 
+    /**
+     * The completion queue the completions of WQEs taken by {@code qp} go to: the QP's receive
+     * CQ, or an XRC SRQ's own (o9-114.a9).
+     */
+    CompletionQueue completionQueue(QpContext qp);
+
     /** Scatter/gather entries a receive work request may have. */
     int maxSge();
 

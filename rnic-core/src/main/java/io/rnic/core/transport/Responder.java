@@ -34,7 +34,7 @@ import io.rnic.verbs.WorkCompletion;
 final class Responder {
     /** The responder's states for one request packet. */
     enum State {
-        CHK_PSN, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE,
+        CHK_PSN, CHK_OP_SEQ, CHK_TARGET, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE,
         READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR, DONE
     }
 
@@ -80,12 +80,14 @@ final class Responder {
     private int owedAckPsn;
     private final Runnable flushOwedAck = this::flushOwedAck;
     private final ReadResponseStream readStream;
+    private final MessageTarget target;
 
     Responder(QpContext qp) {
         this.qp = qp;
         this.rel = qp.rel;
         this.window = qp.rel.receiveWindow;
         this.resources = qp.rel.resources;
+        this.target = qp.target;
         this.readStream = new ReadResponseStream(qp, qp.rel, this::ackSyndrome, this::betweenReads);
     }
 
@@ -104,6 +106,14 @@ final class Responder {
         RecvWqe held = stop();
         rel.nakSent = false;
         return held;
+    }
+
+    /**
+     * The queue a receive WQE the QP holds was taken from, or {@code fallback} when it holds
+     * none: where a reset or an error must return or flush it.
+     */
+    ReceiveQueue heldQueue(ReceiveQueue fallback) {
+        return rwqeQueue != null ? rwqeQueue : fallback;
     }
 
     /** Stops: the message in progress is abandoned; returns the receive WQE the QP held, if any. */
@@ -148,6 +158,7 @@ final class Responder {
             s = switch (s) {
                 case CHK_PSN -> checkPsn(p);
                 case CHK_OP_SEQ -> checkOpSequence(p);
+                case CHK_TARGET -> checkTarget(p);
                 case CHK_OP_VALID -> checkOpValid(p);
                 case CHK_RESOURCE -> checkResource(p);
                 case CHK_LENGTH -> checkLength(p);
@@ -233,7 +244,13 @@ final class Responder {
         } else if (!pos.startsMessage()) {
             return error(ResponderError.OPCODE_SEQUENCE);
         }
-        return State.CHK_OP_VALID;
+        return State.CHK_TARGET;
+    }
+
+    /** Which receive queue, PD and CQ the message uses: the QP's, or the XRC SRQ it names. */
+    private State checkTarget(RocePacket p) {
+        ResponderError e = p.opcode().position().startsMessage() ? target.select(p) : target.confirm(p);
+        return e == null ? State.CHK_OP_VALID : error(e);
     }
 
     private State checkOpValid(RocePacket p) {
@@ -253,7 +270,7 @@ final class Responder {
 
     private State checkResource(RocePacket p) {
         Opcode op = p.opcode();
-        if (needsRwqe(op) && rwqe == null && qp.rq.available() == 0) {
+        if (needsRwqe(op) && rwqe == null && target.queue().available() == 0) {
             return State.RNR;
         }
         if ((op.operation() == Operation.RDMA_READ_REQUEST || op.operation() == Operation.COMPARE_SWAP
@@ -310,7 +327,7 @@ final class Responder {
             MemoryRegion mr = null;
             if (len > 0) { // zero-length transfers name no memory and are not checked (C9-88)
                 mr = qp.hca.keys().lookup(p.reth().rkey());
-                AccessResult r = MemoryAccess.check(mr, qp.pd, va, len, access, 1);
+                AccessResult r = MemoryAccess.check(mr, target.pd(), va, len, access, 1);
                 // A WRITE pins its region packet by packet (execute); a READ for this packet only.
                 if (r != AccessResult.OK || (o == Operation.RDMA_READ_REQUEST ? !mr.pin() : !mr.isValid())) {
                     return error(ResponderError.REMOTE_ACCESS);
@@ -332,7 +349,7 @@ final class Responder {
                 return error(ResponderError.MISALIGNED_ATOMIC);
             }
             MemoryRegion mr = qp.hca.keys().lookup(p.atomicEth().rkey());
-            AccessResult r = MemoryAccess.check(mr, qp.pd, va, 8, AccessFlags.REMOTE_ATOMIC, 8);
+            AccessResult r = MemoryAccess.check(mr, target.pd(), va, 8, AccessFlags.REMOTE_ATOMIC, 8);
             if (r != AccessResult.OK) {
                 return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
             }
@@ -406,7 +423,7 @@ final class Responder {
 
     /** Takes a receive WQE for the message that is starting (checked available). */
     private void takeRwqe() {
-        rwqeQueue = qp.rq;
+        rwqeQueue = target.queue();
         rwqe = rwqeQueue.take();
     }
 
@@ -423,6 +440,7 @@ final class Responder {
         r.va = va;
         r.rkey = rkey;
         r.length = len;
+        r.pd = target.pd();
         // C9-148: the MSN counts a READ when it is accepted, before the data goes out.
         rel.msn = Psn.next(rel.msn);
         window.advance(packets);
@@ -519,7 +537,7 @@ final class Responder {
             boolean invalidated = true;
             if (op.hasInvalidate()) {
                 inv = p.ieth().rkey();
-                invalidated = qp.hca.invalidate(inv, qp.pd);
+                invalidated = qp.hca.invalidate(inv, target.pd());
                 flags |= WorkCompletion.WITH_INV;
             }
             if (!invalidated) {
@@ -667,7 +685,7 @@ final class Responder {
         MemoryRegion mr = null;
         if (r.length > 0) {
             mr = qp.hca.keys().lookup(r.rkey);
-            AccessResult check = MemoryAccess.check(mr, qp.pd, va, len, AccessFlags.REMOTE_READ, 1);
+            AccessResult check = MemoryAccess.check(mr, r.pd, va, len, AccessFlags.REMOTE_READ, 1);
             if (check != AccessResult.OK || !mr.pin()) {
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
                 return State.DONE;

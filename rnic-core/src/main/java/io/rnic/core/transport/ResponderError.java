@@ -23,6 +23,10 @@ enum ResponderError {
     REMOTE_ACCESS(AethSyndrome.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, true),
     /** An atomic's address is not 8-byte aligned. */
     MISALIGNED_ATOMIC(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
+    /** The XRC SRQ a message's first or only packet names is not one of the target QP's XRC domain (o9-114.a6). */
+    XRC_DOMAIN(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
+    /** A middle or last XRC packet names another XRC SRQ than its message's first (o9-114.a5). */
+    XRC_SRQ_CHANGED(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
     /** A receive WQE's own buffers are not writable (bad lkey, bounds or LOCAL_WRITE). */
     RECEIVE_BUFFER(AethSyndrome.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, true) {
         @Override

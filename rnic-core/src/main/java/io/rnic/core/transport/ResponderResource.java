@@ -14,6 +14,8 @@ final class ResponderResource {
     int rkey;
     long length;
     long original;
+    /** The protection domain the request was checked against, for re-reading a duplicate READ. */
+    io.rnic.core.memory.ProtectionDomain pd;
 
     boolean covers(int psn) {
         return valid && io.rnic.core.psn.Psn.forward(firstPsn, psn) <= io.rnic.core.psn.Psn.forward(firstPsn, lastPsn);

@@ -12,7 +12,8 @@ import io.rnic.verbs.QpState;
  * (reference §8.4–8.6): the opcode's transport is the QP's and the QP's state takes the packet
  * (requests from RTR on, responses from RTS on), the source is one the QP's addressing accepts
  * (a connected QP's peer; anyone for a datagram QP), the P_Key matches, and a DETH's Q_Key is
- * the QP's. Each failure is a silent drop with its counter.
+ * the QP's, and the QP has the half the packet is for (an XRC initiator takes no requests, a
+ * target no responses). Each failure is a silent drop with its counter.
  */
 final class RxDispatch implements QpEndpoint {
     private final QpContext qp;
@@ -29,7 +30,9 @@ final class RxDispatch implements QpEndpoint {
         boolean stateTakesIt = response
                 ? s == QpState.RTS || s == QpState.SQD || s == QpState.SQE
                 : s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE;
-        if (p.opcode().transport() != qp.transport || !stateTakesIt) {
+        TransportPolicy.Sides sides = qp.policy.sides();
+        if (p.opcode().transport() != qp.transport || !stateTakesIt
+                || (response ? !sides.sends() : !sides.responds())) { // an XRC QP has one half only
             counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
             return;
         }

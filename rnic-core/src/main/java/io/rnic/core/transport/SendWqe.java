@@ -45,6 +45,8 @@ public final class SendWqe {
     /** The destination of a datagram WQE. */
     AddressHandle ah;
     int remoteQpn;
+    /** The remote XRC SRQ (XRC initiator). */
+    int remoteSrqn;
     int remoteQkey;
 
     State state;

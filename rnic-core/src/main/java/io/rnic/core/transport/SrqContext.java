@@ -20,6 +20,10 @@ public final class SrqContext implements ReceiveQueue {
     private final int srqn;
     private final ProtectionDomain pd;
     private final int maxSge;
+    /** The XRC domain of an XRC SRQ, or {@code null} for an ordinary one. */
+    private final XrcDomainContext xrcd;
+    /** Where an XRC SRQ's completions go (o9-114.a9); {@code null}: the receiving QP's CQ. */
+    private final CompletionQueue cq;
     private RecvWqe[] slots;
     /** Slot numbers of posted WQEs, oldest first, in a ring of {@code slots.length}. */
     private int[] posted;
@@ -37,6 +41,26 @@ public final class SrqContext implements ReceiveQueue {
      * {@code limit} (0: not armed). Checked against the device by the caller.
      */
     public SrqContext(Hca hca, ProtectionDomain pd, int maxWr, int maxSge, int limit) {
+        this(hca, pd, null, null, maxWr, maxSge, limit);
+    }
+
+    /**
+     * Creates an XRC SRQ ({@code ibv_create_srq_ex} with {@code IBV_SRQT_XRC}): as an ordinary
+     * one, in XRC domain {@code xrcd}, whose target QPs deliver to it, with its own completion
+     * queue {@code cq}.
+     *
+     * @throws IllegalStateException if the domain is closed
+     */
+    public static SrqContext xrc(Hca hca, ProtectionDomain pd, XrcDomainContext xrcd, CompletionQueue cq, int maxWr,
+                                 int maxSge, int limit) {
+        if (xrcd == null || cq == null) {
+            throw new IllegalArgumentException("an XRC SRQ needs an XRC domain and a completion queue");
+        }
+        return new SrqContext(hca, pd, xrcd, cq, maxWr, maxSge, limit);
+    }
+
+    private SrqContext(Hca hca, ProtectionDomain pd, XrcDomainContext xrcd, CompletionQueue cq, int maxWr, int maxSge,
+                       int limit) {
         if (maxWr < 1 || maxSge < 1) {
             throw new IllegalArgumentException("an SRQ needs max_wr and max_sge of at least 1, got " + maxWr + " and " + maxSge);
         }
@@ -45,6 +69,8 @@ public final class SrqContext implements ReceiveQueue {
         }
         this.hca = hca;
         this.pd = pd;
+        this.xrcd = xrcd;
+        this.cq = cq;
         this.maxSge = maxSge;
         this.limit = limit;
         this.srqn = hca.reserveSrqn();
@@ -56,7 +82,26 @@ public final class SrqContext implements ReceiveQueue {
             free[i] = maxWr - 1 - i;
         }
         freeCount = maxWr;
+        if (xrcd != null) {
+            cq.attach();
+            try {
+                xrcd.addSrq(this);
+            } catch (RuntimeException e) { // a closed domain: nothing stays counted
+                cq.detach();
+                throw e;
+            }
+        }
         pd.retain();
+    }
+
+    /** The XRC domain of an XRC SRQ, or {@code null}. */
+    public XrcDomainContext xrcd() {
+        return xrcd;
+    }
+
+    @Override
+    public CompletionQueue completionQueue(QpContext qp) {
+        return cq != null ? cq : qp.recvCq;
     }
 
     /** The SRQ number ({@code ibv_get_srq_num}). */
@@ -285,10 +330,14 @@ public final class SrqContext implements ReceiveQueue {
         }
         count = 0;
         pd.release();
+        if (xrcd != null) {
+            xrcd.removeSrq(this);
+            cq.detach();
+        }
     }
 
     @Override
     public synchronized String toString() {
-        return "SRQ " + srqn + " (" + count + "/" + slots.length + " posted, limit " + limit + ")";
+        return (xrcd != null ? "XRC SRQ " : "SRQ ") + srqn + " (" + count + "/" + slots.length + " posted, limit " + limit + ")";
     }
 }

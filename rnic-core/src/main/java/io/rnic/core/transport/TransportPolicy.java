@@ -23,11 +23,35 @@ import java.util.Map;
  * @param credits        what the AETH's credit field advertises
  * @param messageSize    how large a message may be
  * @param receiveLayout  what a receive buffer holds before a SEND's payload
+ * @param sides          which halves of a QP it has: requester, responder or both
  */
 public record TransportPolicy(QpType type, Transport transport, Acknowledgement ack, PsnCheck psnCheck,
                               AddressingHeaders headers, DestinationKind destination, ReceiveSource receiveSource,
                               ErrorHandling errors, Credits credits, MessageSize messageSize,
-                              ReceiveLayout receiveLayout) {
+                              ReceiveLayout receiveLayout, Sides sides) {
+
+    /**
+     * Which halves a QP of the transport has (seed 001 §9.7.9.1: "an XRC INI QP is like an RC QP
+     * without a responder side; an XRC TGT QP is like an RD EEC without a requester side").
+     */
+    public enum Sides {
+        /** A send queue and a receive side (RC, UC, UD). */
+        BOTH,
+        /** A send queue only: requests to it are dropped, nothing is received (XRC initiator). */
+        REQUESTER,
+        /** A receive side only: no send queue, no send CQ, responses to it are dropped (XRC target). */
+        RESPONDER;
+
+        /** True if the QP has a send queue (and takes responses). */
+        public boolean sends() {
+            return this != RESPONDER;
+        }
+
+        /** True if the QP takes requests. */
+        public boolean responds() {
+            return this != REQUESTER;
+        }
+    }
 
     /** Whether and how requests are acknowledged (reference §5.3, §5.9). */
     public enum Acknowledgement {
@@ -76,6 +100,11 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         public boolean carriesQkey() {
             return this == DETH || this == RDETH_DETH;
         }
+
+        /** True if every request names the XRC SRQ it is for, so a work request must name one (o9-114.a5). */
+        public boolean namesTargetSrq() {
+            return this == XRCETH;
+        }
     }
 
     /** Where a QP's packets go, and so which sources its receive side accepts (reference §8.6). */
@@ -93,7 +122,12 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         /** The XRC SRQ that the message's XRCETH names (XRC target). */
         SRQ_BY_XRCETH,
         /** No receive side (XRC initiator). */
-        NONE
+        NONE;
+
+        /** The per-message choice of queue and PD this source makes for {@code qp}'s responder. */
+        MessageTarget target(QpContext qp) {
+            return this == SRQ_BY_XRCETH ? new XrcSrqTarget(qp) : new MessageTarget.OwnQueue(qp);
+        }
     }
 
     /** What the responder does with a request that fails a check (reference §5.6, §7.1). */
@@ -153,19 +187,37 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
 
     public static final TransportPolicy RC = new TransportPolicy(QpType.RC, Transport.RC, Acknowledgement.ACKED,
             PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
-            ErrorHandling.NAK_AND_ERROR, Credits.FROM_RECEIVE_QUEUE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD);
+            ErrorHandling.NAK_AND_ERROR, Credits.FROM_RECEIVE_QUEUE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD,
+            Sides.BOTH);
     public static final TransportPolicy UC = new TransportPolicy(QpType.UC, Transport.UC, Acknowledgement.UNACKED,
             PsnCheck.RESYNC_ON_FIRST, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
-            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD);
+            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD, Sides.BOTH);
     public static final TransportPolicy UD = new TransportPolicy(QpType.UD, Transport.UD, Acknowledgement.DATAGRAM,
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
-            ReceiveLayout.GRH_THEN_PAYLOAD);
+            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);
+    /**
+     * XRC initiator: RC's requester (PSNs, ACKs, retries, READs and atomics), every request naming
+     * its target XRC SRQ in an XRCETH; no receive side.
+     */
+    public static final TransportPolicy XRC_SEND = new TransportPolicy(QpType.XRC_SEND, Transport.XRC,
+            Acknowledgement.ACKED, PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.XRCETH, DestinationKind.CONNECTED,
+            ReceiveSource.NONE, ErrorHandling.NAK_AND_ERROR, Credits.INVALID, MessageSize.MULTI_PACKET,
+            ReceiveLayout.PAYLOAD, Sides.REQUESTER);
+    /**
+     * XRC target: RC's responder, with each message's receive WQE, protection domain and
+     * completion queue those of the XRC SRQ its XRCETH names; ACKs carry "invalid" credits; no
+     * send queue.
+     */
+    public static final TransportPolicy XRC_RECV = new TransportPolicy(QpType.XRC_RECV, Transport.XRC,
+            Acknowledgement.ACKED, PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.XRCETH, DestinationKind.CONNECTED,
+            ReceiveSource.SRQ_BY_XRCETH, ErrorHandling.NAK_AND_ERROR, Credits.INVALID, MessageSize.MULTI_PACKET,
+            ReceiveLayout.PAYLOAD, Sides.RESPONDER);
 
     private static final Map<QpType, TransportPolicy> ROWS = new EnumMap<>(QpType.class);
 
     static {
-        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD}) {
+        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD, XRC_SEND, XRC_RECV}) {
             ROWS.put(p.type, p);
         }
     }
