@@ -5,6 +5,7 @@ import io.rnic.bench.demo.DemoPair;
 import io.rnic.bench.demo.DemoScenario;
 import io.rnic.bench.demo.FaultSpec;
 import io.rnic.bench.demo.UdDemo;
+import io.rnic.bench.demo.XrcDemo;
 import io.rnic.transport.udp.Gso;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpType;
@@ -28,19 +29,22 @@ public final class DemoCommand extends ParsedCommand {
                     CMP_SWAP and FETCH_ADD, checks every byte and every completion, and prints the
                     devices' counters. --transport uc runs what UC carries (SEND, WRITE); --transport ud
                     sends datagrams from one UD QP to two others, with a wrong Q_Key and one larger than
-                    the port MTU among them, and checks the GRH area too. By default the HCAs talk RoCEv2
+                    the port MTU among them, and checks the GRH area too. --transport xrc connects an XRC
+                    initiator to a target QP that reaches two processes' XRC SRQs, runs every operation
+                    against the first, SENDs, WRITE and READ against the second, and shows a request naming
+                    an XRC SRQ of another domain refused and counted. By default the HCAs talk RoCEv2
                     over UDP on loopback: 127.0.0.2 and 127.0.0.3, port 4791.""")
             .option(null, "--wire", "udp|sim", "the network: real UDP sockets (default) or the simulated network")
             .option(null, "--ip-a", "ADDR", "address of the first HCA (default 127.0.0.2)")
             .option(null, "--ip-b", "ADDR", "address of the second HCA (default 127.0.0.3)")
             .option(null, "--udp-port", "N", "UDP port of both HCAs (default 4791)")
-            .option(null, "--transport", "rc|uc|ud", "the QP type (default rc)")
+            .option(null, "--transport", "rc|uc|ud|xrc", "the QP type (default rc)")
             .option("-m", "--mtu", "BYTES", "path MTU: 256, 512, 1024 (default), 2048 or 4096")
             .option(null, "--gso", "on|off|auto", "send runs of packets as UDP GSO super-datagrams (default off, so that "
                     + "a live capture shows each packet; auto: toward rnic wires of this process)")
             .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
             .option(null, "--seed", "N", "seed of the starting PSNs and of the faults (default 1)")
-            .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc")
+            .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc or xrc")
             .option(null, "--reorder", "P", "delay each packet with probability P so later ones overtake it")
             .option(null, "--dup", "P", "deliver each packet twice with probability P")
             .option(null, "--corrupt", "P", "flip a bit of each packet with probability P (the ICRC catches it)")
@@ -75,7 +79,8 @@ public final class DemoCommand extends ParsedCommand {
             case "rc" -> QpType.RC;
             case "uc" -> QpType.UC;
             case "ud" -> QpType.UD;
-            default -> throw new UsageException("demo's --transport must be rc, uc or ud (xrc and rd have no engine yet), not "
+            case "xrc" -> QpType.XRC_SEND;
+            default -> throw new UsageException("demo's --transport must be rc, uc, ud or xrc (rd has no engine yet), not "
                     + transport);
         };
         int mtuBytes = args.intValue("--mtu", 256, 4096).orElse(1024);
@@ -89,8 +94,8 @@ public final class DemoCommand extends ParsedCommand {
         Path pcap = args.has("--pcap") ? Path.of(args.value("--pcap")) : null;
         boolean udp = wire.equals("udp");
         FaultSpec faults = FaultOptions.parse(args, udp);
-        if (!faults.isNone() && type != QpType.RC) {
-            throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc: " + transport
+        if (!faults.isNone() && !io.rnic.core.transport.TransportPolicy.of(type).ack().acked()) {
+            throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc or xrc: " + transport
                     + " does not retransmit, so the demo's checks would fail by design");
         }
         out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%s%n",
@@ -107,7 +112,11 @@ public final class DemoCommand extends ParsedCommand {
         }
         int failed;
         try (pair) {
-            DemoScenario demo = type == QpType.UD ? new UdDemo(pair, out) : new ConnectedDemo(pair, out);
+            DemoScenario demo = switch (type) {
+                case UD -> new UdDemo(pair, out);
+                case XRC_SEND -> new XrcDemo(pair, out, !faults.isNone());
+                default -> new ConnectedDemo(pair, out);
+            };
             out.println(demo.describe());
             failed = demo.run();
             out.printf("%d checks passed, %d failed%n", demo.passed(), demo.failed());

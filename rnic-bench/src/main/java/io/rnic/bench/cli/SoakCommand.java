@@ -4,6 +4,7 @@ import io.rnic.bench.console.Progress;
 import io.rnic.bench.demo.DemoPair;
 import io.rnic.bench.demo.FaultSpec;
 import io.rnic.bench.soak.MixedWorkload;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.RcOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,7 +17,7 @@ import java.util.function.Function;
 public final class SoakCommand extends ParsedCommand {
     private final ArgParser parser = new ArgParser("rnic soak", "[options]")
             .description("""
-                    Runs N mixed RC operations (SEND, RDMA WRITE, RDMA READ, CMP_SWAP, FETCH_ADD; single- and
+                    Runs N mixed RC (or XRC) operations (SEND, RDMA WRITE, RDMA READ, CMP_SWAP, FETCH_ADD; single- and
                     multi-packet) 32 deep between two emulated HCAs, through seeded loss, reordering,
                     duplication and corruption, verifies every byte and completion and that every FETCH_ADD
                     executed exactly once, and prints the retransmission, duplicate, NAK and RNR counters.
@@ -27,6 +28,8 @@ public final class SoakCommand extends ParsedCommand {
             .option(null, "--ip-a", "ADDR", "first HCA address for --wire udp (default 127.0.0.2)")
             .option(null, "--ip-b", "ADDR", "second HCA address for --wire udp (default 127.0.0.3)")
             .option(null, "--seed", "N", "seed of the workload and the faults (default 1)")
+            .option(null, "--transport", "rc|xrc", "RC QPs (default), or an XRC initiator and a target QP delivering to "
+                    + "an XRC SRQ")
             .option(null, "--timeout", "T", "local ACK timeout exponent (default 10 on sim, 14 on udp)")
             .option(null, "--loss", "P", "drop probability (default 0.05)")
             .option(null, "--reorder", "P", "reorder probability (default 0.05)")
@@ -63,13 +66,20 @@ public final class SoakCommand extends ParsedCommand {
         FaultSpec faults = new FaultSpec(args.has("--loss") ? given.loss() : 0.05, args.has("--reorder") ? given.reorder() : 0.05,
                 args.has("--dup") ? given.duplicate() : 0.01, args.has("--corrupt") ? given.corrupt() : 0.001,
                 given.reorderDelayNanos());
+        String transport = args.has("--transport") ? args.value("--transport") : "rc";
+        QpType type = switch (transport) {
+            case "rc" -> QpType.RC;
+            case "xrc" -> QpType.XRC_SEND;
+            default -> throw new UsageException("soak's --transport must be rc or xrc (the transports that retransmit), not "
+                    + transport);
+        };
         String ipA = args.has("--ip-a") ? args.value("--ip-a") : udp ? "127.0.0.2" : "10.0.0.2";
         String ipB = args.has("--ip-b") ? args.value("--ip-b") : udp ? "127.0.0.3" : "10.0.0.3";
-        out.printf("rnic soak: %d operations over %s, %s, seed %d, timeout %d%n", ops, udp ? "UDP" : "the simulated network",
-                faults, seed, timeout);
+        out.printf("rnic soak: %d %s operations over %s, %s, seed %d, timeout %d%n", ops, transport.toUpperCase(),
+                udp ? "UDP" : "the simulated network", faults, seed, timeout);
         RcOptions o = RcOptions.defaults().withRetry(timeout, 7, 7);
         long wall = System.nanoTime();
-        try (DemoPair p = new DemoPair(udp, ipA, ipB, 4791, seed, o, null, udp ? faults.wrapper(seed) : Function.identity(),
+        try (DemoPair p = new DemoPair(udp, ipA, ipB, 4791, seed, type, o, null, udp ? faults.wrapper(seed) : Function.identity(),
                 udp ? null : faults.simSetup())) {
             MixedWorkload.Result r;
             try (Progress progress = Progress.on(err)) {

@@ -15,7 +15,7 @@ import java.nio.ByteOrder;
  * every one, for UC SEND and WRITE) once or more between two HCAs, with every byte and every
  * completion checked. Prints one line per check.
  */
-public final class ConnectedDemo extends DemoScenario {
+public class ConnectedDemo extends DemoScenario {
     private final Transport transport;
     private final boolean acked;
     private long fenceId = 1_000_000;
@@ -35,8 +35,8 @@ public final class ConnectedDemo extends DemoScenario {
         if (acked) {
             return;
         }
-        p.qpB.postRecv(rwr.reset().wrId(fenceId));
-        p.qpA.postSend(swr.reset().wrId(fenceId + 1).opcode(WrOpcode.SEND).signaled(true));
+        p.postRecvB(rwr.reset().wrId(fenceId));
+        p.postA(swr.reset().wrId(fenceId + 1).opcode(WrOpcode.SEND).signaled(true));
         completion(p.cqB, fenceId, WcOpcode.RECV, 0, what + ": a SEND behind it arrived");
         completion(p.cqA, fenceId + 1, WcOpcode.SEND, 0, what + ": that SEND completed");
         fenceId += 2;
@@ -57,8 +57,8 @@ public final class ConnectedDemo extends DemoScenario {
         long id = 1;
         for (int len : new int[] {64, 10 * 1024}) {
             fill(p.bufA, 0, len, len);
-            p.qpB.postRecv(rwr.reset().wrId(id).sge(p.mrB.address() + 4096, 16 * 1024, p.mrB.lkey()));
-            p.qpA.postSend(swr.reset().wrId(id + 1).opcode(WrOpcode.SEND).signaled(true).sge(p.mrA.address(), len, p.mrA.lkey()));
+            p.postRecvB(rwr.reset().wrId(id).sge(p.mrB.address() + 4096, 16 * 1024, p.mrB.lkey()));
+            p.postA(swr.reset().wrId(id + 1).opcode(WrOpcode.SEND).signaled(true).sge(p.mrA.address(), len, p.mrA.lkey()));
             completion(p.cqB, id, WcOpcode.RECV, len, "SEND " + len + " B: receive completion");
             check("SEND " + len + " B: data", same(p.bufA, 0, p.bufB, 4096, len), null);
             completion(p.cqA, id + 1, WcOpcode.SEND, -1, "SEND " + len + " B: send completion");
@@ -66,8 +66,8 @@ public final class ConnectedDemo extends DemoScenario {
         }
 
         fill(p.bufA, 0, 256, 5);
-        p.qpB.postRecv(rwr.reset().wrId(id).sge(p.mrB.address() + 4096, 1024, p.mrB.lkey()));
-        p.qpA.postSend(swr.reset().wrId(id + 1).opcode(WrOpcode.SEND_WITH_IMM).imm(0xCAFEF00D).signaled(true)
+        p.postRecvB(rwr.reset().wrId(id).sge(p.mrB.address() + 4096, 1024, p.mrB.lkey()));
+        p.postA(swr.reset().wrId(id + 1).opcode(WrOpcode.SEND_WITH_IMM).imm(0xCAFEF00D).signaled(true)
                 .sge(p.mrA.address(), 256, p.mrA.lkey()));
         if (completion(p.cqB, id, WcOpcode.RECV, 256, "SEND_WITH_IMM: receive completion")) {
             check("SEND_WITH_IMM: immediate data", (wc.wcFlags() & WorkCompletion.WITH_IMM) != 0 && wc.immData() == 0xCAFEF00D,
@@ -79,7 +79,7 @@ public final class ConnectedDemo extends DemoScenario {
 
         for (int len : new int[] {64, 10 * 1024}) {
             fill(p.bufA, 0, len, len + 1);
-            p.qpA.postSend(swr.reset().wrId(id).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+            p.postA(swr.reset().wrId(id).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(p.mrA.address(), len, p.mrA.lkey()).rdma(p.mrB.address() + 65536, p.mrB.rkey()));
             completion(p.cqA, id, WcOpcode.RDMA_WRITE, -1, "WRITE " + len + " B: completion");
             delivered("WRITE " + len + " B");
@@ -88,8 +88,8 @@ public final class ConnectedDemo extends DemoScenario {
         }
 
         fill(p.bufA, 0, 3000, 9);
-        p.qpB.postRecv(rwr.reset().wrId(id));
-        p.qpA.postSend(swr.reset().wrId(id + 1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).imm(0x0BADF00D).signaled(true)
+        p.postRecvB(rwr.reset().wrId(id));
+        p.postA(swr.reset().wrId(id + 1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).imm(0x0BADF00D).signaled(true)
                 .sge(p.mrA.address(), 3000, p.mrA.lkey()).rdma(p.mrB.address() + 131072, p.mrB.rkey()));
         if (completion(p.cqB, id, WcOpcode.RECV_RDMA_WITH_IMM, 3000, "WRITE_WITH_IMM: receive completion")) {
             check("WRITE_WITH_IMM: immediate data", wc.immData() == 0x0BADF00D, wc.toString());
@@ -104,7 +104,7 @@ public final class ConnectedDemo extends DemoScenario {
         }
         for (int len : new int[] {64, 10 * 1024}) {
             fill(p.bufB, 200_000, len, len + 2);
-            p.qpA.postSend(swr.reset().wrId(id).opcode(WrOpcode.RDMA_READ).signaled(true)
+            p.postA(swr.reset().wrId(id).opcode(WrOpcode.RDMA_READ).signaled(true)
                     .sge(p.mrA.address() + 300_000, len, p.mrA.lkey()).rdma(p.mrB.address() + 200_000, p.mrB.rkey()));
             completion(p.cqA, id, WcOpcode.RDMA_READ, len, "READ " + len + " B: completion");
             check("READ " + len + " B: data", same(p.bufB, 200_000, p.bufA, 300_000, len), null);
@@ -114,14 +114,14 @@ public final class ConnectedDemo extends DemoScenario {
         ByteBuffer remote = p.bufB.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         ByteBuffer local = p.bufA.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         remote.putLong(8192, 41);
-        p.qpA.postSend(swr.reset().wrId(id).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).signaled(true)
+        p.postA(swr.reset().wrId(id).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).signaled(true)
                 .sge(p.mrA.address() + 512, 8, p.mrA.lkey()).atomic(p.mrB.address() + 8192, p.mrB.rkey(), 41, 42));
         completion(p.cqA, id, WcOpcode.COMP_SWAP, -1, "CMP_SWAP: completion");
         check("CMP_SWAP: original value 41 returned", local.getLong(512) == 41, "got " + local.getLong(512));
         check("CMP_SWAP: remote value swapped to 42", remote.getLong(8192) == 42, "got " + remote.getLong(8192));
         id++;
 
-        p.qpA.postSend(swr.reset().wrId(id).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+        p.postA(swr.reset().wrId(id).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                 .sge(p.mrA.address() + 520, 8, p.mrA.lkey()).atomic(p.mrB.address() + 8192, p.mrB.rkey(), 1000, 0));
         completion(p.cqA, id, WcOpcode.FETCH_ADD, -1, "FETCH_ADD: completion");
         check("FETCH_ADD: original value 42 returned", local.getLong(520) == 42, "got " + local.getLong(520));

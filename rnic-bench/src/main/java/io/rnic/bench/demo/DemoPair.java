@@ -17,7 +17,11 @@ import io.rnic.verbs.QpType;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RcOptions;
 import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.XrcDomain;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -27,7 +31,7 @@ import java.util.EnumSet;
 import java.util.function.Function;
 
 /**
- * Two emulated HCAs with a QP pair (connected RC or UC, or ready UD) and a registered buffer each, on the simulated
+ * Two emulated HCAs with a QP pair (connected RC or UC, an XRC initiator and target, or ready UD) and a registered buffer each, on the simulated
  * network or over UDP, with a way to wait for completions that suits the wire: virtual time on
  * the simulator, a bounded blocking wait on UDP.
  */
@@ -52,6 +56,9 @@ public final class DemoPair implements AutoCloseable {
     /** The protection domains the QPs and regions are in. */
     public final ProtectionDomain pdA;
     public final ProtectionDomain pdB;
+    /** B's XRC domain and the XRC SRQ (completing to {@link #cqB}) that A's XRC work requests name; null unless XRC. */
+    public final XrcDomain xrcdB;
+    public final SharedReceiveQueue srqB;
     private final SimNetwork sim;
     private final PcapCapture capture;
 
@@ -115,8 +122,18 @@ public final class DemoPair implements AutoCloseable {
         cqB = b.createCq(8192);
         this.pdA = pdA;
         this.pdB = pdB;
-        qpA = pdA.createQp(new QpInitAttributes(type, cqA, cqA, CAPS, false, true));
-        qpB = pdB.createQp(new QpInitAttributes(type, cqB, cqB, CAPS, false, true));
+        if (type == QpType.XRC_SEND) {
+            // XRC: an initiator on A, and on B a target QP reaching an XRC SRQ of B's domain.
+            xrcdB = b.openXrcd("demo");
+            srqB = pdB.createXrcSrq(xrcdB, cqB, CAPS.maxRecvWr(), CAPS.maxRecvSge(), 0);
+            qpA = pdA.createQp(new QpInitAttributes(type, cqA, null, CAPS, false, true));
+            qpB = xrcdB.createTargetQp();
+        } else {
+            xrcdB = null;
+            srqB = null;
+            qpA = pdA.createQp(new QpInitAttributes(type, cqA, cqA, CAPS, false, true));
+            qpB = pdB.createQp(new QpInitAttributes(type, cqB, cqB, CAPS, false, true));
+        }
         int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
         mrA = pdA.registerMemory(bufA, access);
         mrB = pdB.registerMemory(bufB, access);
@@ -126,6 +143,23 @@ public final class DemoPair implements AutoCloseable {
             Connections.readyDatagram(qpB, QKEY, r.nextInt(1 << 24));
         } else {
             Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24), options);
+        }
+    }
+
+    /** Posts {@code wr} on A's QP; an XRC request names B's XRC SRQ. */
+    public void postA(SendWorkRequest wr) {
+        if (srqB != null) {
+            wr.xrc(srqB.srqn());
+        }
+        qpA.postSend(wr);
+    }
+
+    /** Posts {@code wr} where B's messages take receive WQEs: B's QP, or its XRC SRQ. */
+    public void postRecvB(RecvWorkRequest wr) {
+        if (srqB != null) {
+            srqB.postRecv(wr);
+        } else {
+            qpB.postRecv(wr);
         }
     }
 

@@ -134,7 +134,7 @@ public final class MixedWorkload {
 
     private void postRecv() {
         int slot = (int) (recvPosted % WINDOW);
-        p.qpB.postRecv(rwr.reset().wrId(recvPosted).sge(p.mrB.address() + RECV_BASE + (long) slot * SLOT, SLOT, p.mrB.lkey()));
+        p.postRecvB(rwr.reset().wrId(recvPosted).sge(p.mrB.address() + RECV_BASE + (long) slot * SLOT, SLOT, p.mrB.lkey()));
         recvPosted++;
     }
 
@@ -166,18 +166,18 @@ public final class MixedWorkload {
             case SEND -> {
                 fill(p.bufA, off, len, op);
                 sendsInFlight.add(new long[] {op, len});
-                p.qpA.postSend(swr.opcode(WrOpcode.SEND).sge(p.mrA.address() + off, len, p.mrA.lkey()));
+                p.postA(swr.opcode(WrOpcode.SEND).sge(p.mrA.address() + off, len, p.mrA.lkey()));
                 sends++;
             }
             case WRITE -> {
                 fill(p.bufA, off, len, op);
-                p.qpA.postSend(swr.opcode(WrOpcode.RDMA_WRITE).sge(p.mrA.address() + off, len, p.mrA.lkey())
+                p.postA(swr.opcode(WrOpcode.RDMA_WRITE).sge(p.mrA.address() + off, len, p.mrA.lkey())
                         .rdma(p.mrB.address() + off, p.mrB.rkey()));
                 writes++;
             }
             case READ -> {
                 fill(p.bufB, off, len, op);
-                p.qpA.postSend(swr.opcode(WrOpcode.RDMA_READ).sge(p.mrA.address() + off, len, p.mrA.lkey())
+                p.postA(swr.opcode(WrOpcode.RDMA_READ).sge(p.mrA.address() + off, len, p.mrA.lkey())
                         .rdma(p.mrB.address() + off, p.mrB.rkey()));
                 reads++;
             }
@@ -185,12 +185,12 @@ public final class MixedWorkload {
                 long v = random.nextLong();
                 casValue[slot] = v;
                 leB.putLong(CAS_BASE + slot * 8, v);
-                p.qpA.postSend(swr.opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(p.mrA.address() + off, 8, p.mrA.lkey())
+                p.postA(swr.opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(p.mrA.address() + off, 8, p.mrA.lkey())
                         .atomic(p.mrB.address() + CAS_BASE + slot * 8L, p.mrB.rkey(), v, ~v));
                 cas++;
             }
             case FAA -> {
-                p.qpA.postSend(swr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(p.mrA.address() + off, 8, p.mrA.lkey())
+                p.postA(swr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(p.mrA.address() + off, 8, p.mrA.lkey())
                         .atomic(p.mrB.address() + FAA_COUNTER, p.mrB.rkey(), 1, 0));
                 faa++;
             }
