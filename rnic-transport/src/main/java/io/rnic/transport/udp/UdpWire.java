@@ -333,14 +333,23 @@ public final class UdpWire extends AbstractWire {
             if (loop.inEventLoop() && !agent.isInvoker()) {
                 return local.getPort();
             }
-            io.netty.channel.ChannelFuture f = (io.netty.channel.ChannelFuture)
-                    agent.await(bootstrap().bind(local.getAddress(), preferredSourcePort));
+        }
+        // Bind without the lock: the agent thread completes the bind, and it may be waiting for
+        // the lock itself (a QP reaching RTR on the protocol thread looks its flow up here while
+        // an application thread opens another), which would deadlock the two.
+        io.netty.channel.ChannelFuture f = (io.netty.channel.ChannelFuture)
+                agent.await(bootstrap().bind(local.getAddress(), preferredSourcePort));
+        if (!f.isSuccess()) {
+            LOG.debug("source port {} unavailable on {}, trying another", preferredSourcePort, local, f.cause());
+            f = (io.netty.channel.ChannelFuture) agent.await(bootstrap().bind(local.getAddress(), 0));
             if (!f.isSuccess()) {
-                LOG.debug("source port {} unavailable on {}, trying another", preferredSourcePort, local, f.cause());
-                f = (io.netty.channel.ChannelFuture) agent.await(bootstrap().bind(local.getAddress(), 0));
-                if (!f.isSuccess()) {
-                    return local.getPort();
-                }
+                return local.getPort();
+            }
+        }
+        synchronized (poolPorts) {
+            if (poolPorts[slot] != 0 || closed) { // another thread filled the slot meanwhile: use its socket
+                f.channel().close();
+                return closed ? local.getPort() : poolPorts[slot];
             }
             int port = ((InetSocketAddress) f.channel().localAddress()).getPort();
             flows.set(port, f.channel());
@@ -570,10 +579,12 @@ public final class UdpWire extends AbstractWire {
         closed = true;
         LOCAL_WIRES.remove(local);
         List<Channel> all = new ArrayList<>();
-        for (int port : poolPorts) {
-            Channel ch = port == 0 ? null : flows.get(port);
-            if (ch != null) {
-                all.add(ch);
+        synchronized (poolPorts) { // after this, openFlow sees closed and closes what it bound itself
+            for (int port : poolPorts) {
+                Channel ch = port == 0 ? null : flows.get(port);
+                if (ch != null) {
+                    all.add(ch);
+                }
             }
         }
         all.add(main);
