@@ -3,6 +3,7 @@ package io.rnic.bench.cli;
 import io.rnic.bench.pingpong.Pingpong;
 import io.rnic.bench.pingpong.PingpongConfig;
 import io.rnic.bench.pingpong.PingpongMode;
+import io.rnic.bench.pingpong.XsrqPingpong;
 import io.rnic.verbs.IcrcPolicy;
 import io.rnic.verbs.PathMtu;
 import java.io.IOException;
@@ -20,18 +21,23 @@ public final class PingpongCommand extends ParsedCommand {
             .description("""
                     Ping-pong SENDs the way rdma-core's libibverbs examples do, interoperable with them (for
                     example against Linux Soft-RoCE: ibv_rc_pingpong -d rxe0 -g 1). By default it is
-                    ibv_rc_pingpong; --uc, --ud and --srq make it ibv_uc_pingpong, ibv_ud_pingpong and
-                    ibv_srq_pingpong. Without SERVER it waits for a client on the TCP port; with SERVER it
+                    ibv_rc_pingpong; --uc, --ud, --srq and --xrc make it ibv_uc_pingpong, ibv_ud_pingpong,
+                    ibv_srq_pingpong and ibv_xsrq_pingpong (XRC; rnic against rnic only: Soft-RoCE has no
+                    XRC). Without SERVER it waits for a client on the TCP port; with SERVER it
                     connects to it. The HCA binds --ip on UDP port 4791.""")
             .option(null, "--ip", "A.B.C.D", "address of this emulated HCA (default 127.0.0.2 as server, 127.0.0.3 as client)")
             .option("-p", "--port", "PORT", "TCP port of the exchange (default 18515)")
-            .option(null, "--transport", "rc|uc|ud", "the QP type (default rc)")
+            .option(null, "--transport", "rc|uc|ud|xrc", "the QP type (default rc)")
             .flag(null, "--uc", "ibv_uc_pingpong (--transport uc)")
             .flag(null, "--ud", "ibv_ud_pingpong (--transport ud): sizes up to the port MTU, 40-byte GRH area")
             .flag(null, "--srq", "ibv_srq_pingpong: -q RC QPs sharing one shared receive queue")
+            .flag(null, "--xrc", "ibv_xsrq_pingpong (--transport xrc): XRC initiator and target QPs, one XRC SRQ")
+            .option(null, "--clients", "N", "with --xrc: clients the server waits for (its -c); on a client, that many "
+                    + "client processes sharing this HCA and XRC domain (default 1)")
             .option("-q", "--num-qp", "NUM", "number of QPs with --srq (default 16, below 256)")
             .option("-s", "--size", "SIZE", "size of each message (default 4096; 1024 with --ud)")
-            .option("-n", "--iters", "ITERS", "number of exchanges (default 1000; over all QPs with --srq)")
+            .option("-n", "--iters", "ITERS", "number of exchanges (default 1000; over all QPs with --srq; messages each "
+                    + "way per client, default 5, with --xrc)")
             .option("-m", "--mtu", "MTU", "path MTU (default 1024; not with --ud)")
             .option("-r", "--rx-depth", "DEPTH", "number of receives to post at a time (default 500)")
             .flag("-e", "--events", "sleep on completion-channel events instead of polling")
@@ -49,7 +55,7 @@ public final class PingpongCommand extends ParsedCommand {
 
     @Override
     public String summary() {
-        return "ibv_rc/uc/ud/srq_pingpong on an emulated HCA, interoperable with rdma-core's";
+        return "ibv_rc/uc/ud/srq/xsrq_pingpong on an emulated HCA, interoperable with rdma-core's";
     }
 
     @Override
@@ -64,7 +70,8 @@ public final class PingpongCommand extends ParsedCommand {
             return 1;
         }
         try {
-            return new Pingpong(config, out, err).run();
+            return config.mode() == PingpongMode.XRC ? new XsrqPingpong(config, out, err).run()
+                    : new Pingpong(config, out, err).run();
         } catch (IOException | RuntimeException e) {
             err.println("rnic pingpong: " + e.getMessage());
             return 1;
@@ -81,7 +88,7 @@ public final class PingpongCommand extends ParsedCommand {
         String ip = args.has("--ip") ? args.value("--ip") : server == null ? "127.0.0.2" : "127.0.0.3";
         int tcpPort = args.intValue("--port", 1, 65535).orElse(18515);
         int size = args.intValue("--size", 1, 1 << 24).orElse(mode.defaultSize());
-        int iters = args.intValue("--iters", 1, Integer.MAX_VALUE).orElse(1000);
+        int iters = args.intValue("--iters", 1, Integer.MAX_VALUE).orElse(mode == PingpongMode.XRC ? 5 : 1000);
         int rxDepth = args.intValue("--rx-depth", 1, 1 << 15).orElse(500);
         int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
         if (args.has("--num-qp") && mode != PingpongMode.SRQ) {
@@ -90,7 +97,11 @@ public final class PingpongCommand extends ParsedCommand {
         if (args.has("--mtu") && mode == PingpongMode.UD) {
             throw new UsageException("ibv_ud_pingpong has no -m: a datagram is at most the port MTU");
         }
-        int numQp = mode == PingpongMode.SRQ ? args.intValue("--num-qp", 1, Integer.MAX_VALUE).orElse(16) : 1;
+        if (args.has("--clients") && mode != PingpongMode.XRC) {
+            throw new UsageException("--clients is ibv_xsrq_pingpong's -c: add --xrc");
+        }
+        int numQp = mode == PingpongMode.SRQ ? args.intValue("--num-qp", 1, Integer.MAX_VALUE).orElse(16)
+                : mode == PingpongMode.XRC ? args.intValue("--clients", 1, 255).orElse(1) : 1;
         if (numQp > rxDepth) {
             err.printf("rx_depth %d is too small for %d QPs -- must have at least one receive per QP.%n", rxDepth, numQp);
             return null;
@@ -113,10 +124,14 @@ public final class PingpongCommand extends ParsedCommand {
     /** --transport, or the aliases that mirror the program names. */
     private static PingpongMode mode(ParsedArgs args) throws UsageException {
         String transport = args.has("--transport") ? args.value("--transport") : null;
-        int aliases = (args.flag("--uc") ? 1 : 0) + (args.flag("--ud") ? 1 : 0) + (args.flag("--srq") ? 1 : 0);
+        int aliases = (args.flag("--uc") ? 1 : 0) + (args.flag("--ud") ? 1 : 0) + (args.flag("--srq") ? 1 : 0)
+                + (args.flag("--xrc") ? 1 : 0);
         if (aliases > 1 || (aliases == 1 && transport != null && !transport.equals(args.flag("--uc") ? "uc"
-                : args.flag("--ud") ? "ud" : "rc"))) {
-            throw new UsageException("choose one of --transport, --uc, --ud and --srq (--srq is RC)");
+                : args.flag("--ud") ? "ud" : args.flag("--xrc") ? "xrc" : "rc"))) {
+            throw new UsageException("choose one of --transport, --uc, --ud, --srq and --xrc (--srq is RC)");
+        }
+        if (args.flag("--xrc")) {
+            return PingpongMode.XRC;
         }
         if (args.flag("--srq")) {
             return PingpongMode.SRQ;
@@ -134,8 +149,9 @@ public final class PingpongCommand extends ParsedCommand {
             case "rc" -> PingpongMode.RC;
             case "uc" -> PingpongMode.UC;
             case "ud" -> PingpongMode.UD;
-            default -> throw new UsageException("pingpong's --transport must be rc, uc or ud (xrc and rd are not "
-                    + "libibverbs examples rnic runs yet), not " + transport);
+            case "xrc" -> PingpongMode.XRC;
+            default -> throw new UsageException("pingpong's --transport must be rc, uc, ud or xrc (rd has no libibverbs "
+                    + "example), not " + transport);
         };
     }
 }

@@ -21,7 +21,13 @@ public enum PingpongMode {
      * {@code ibv_srq_pingpong}: {@code -q} RC QPs sharing one SRQ; always 256 records each way;
      * {@code -n} counts iterations over all QPs together.
      */
-    SRQ("ibv_srq_pingpong", QpType.RC, 4096, 0);
+    SRQ("ibv_srq_pingpong", QpType.RC, 4096, 0),
+    /**
+     * {@code ibv_xsrq_pingpong}: per peer an XRC target and an XRC initiator QP, one XRC SRQ per
+     * process in the node's XRC domain, 66-byte records, {@code -n} messages each way per client
+     * ({@link XsrqPingpong}).
+     */
+    XRC("ibv_xsrq_pingpong", QpType.XRC_SEND, 4096, 0);
 
     /** ibv_srq_pingpong's MAX_QP: the records exchanged whatever {@code -q} is. */
     public static final int MAX_QP = 256;

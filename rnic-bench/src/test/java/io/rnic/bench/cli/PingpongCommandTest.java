@@ -103,4 +103,50 @@ class PingpongCommandTest {
         assertEquals(2, notSrq.status());
         assertTrue(notSrq.err().contains("--srq"), notSrq.err());
     }
+
+    /** Two ibv_xsrq_pingpong runs: the exchange of 66-byte records, the traffic, "END", and "success". */
+    private static String[] xsrq(int tcpPort, String serverIp, String clientIp, String... extra) throws Exception {
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream serverErr = new ByteArrayOutputStream();
+        String[] serverArgs = concat(new String[] {"pingpong", "--xrc", "--ip", serverIp, "-p", String.valueOf(tcpPort)},
+                extra);
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> new Rnic(Rnic.builtIn())
+                .run(serverArgs, new PrintStream(serverOut, true, StandardCharsets.UTF_8),
+                        new PrintStream(serverErr, true, StandardCharsets.UTF_8)));
+        CliRun client = CliRun.rnic(concat(new String[] {"pingpong", "--xrc", "--ip", clientIp, "-p",
+            String.valueOf(tcpPort)}, concat(extra, new String[] {"127.0.0.1"})));
+        int status = server.get(60, TimeUnit.SECONDS);
+        String s = serverOut.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, s + serverErr);
+        assertEquals(0, client.status(), client.out() + client.err());
+        return new String[] {s, client.out()};
+    }
+
+    @Test
+    void xsrqPingpongExchangesItsRecordsAndSaysSuccess() throws Exception {
+        String[] outs = xsrq(18615, "127.0.86.22", "127.0.86.23", "-s", "4096", "-n", "20");
+        for (String out : outs) {
+            assertTrue(out.matches("(?s).*   local: LID 0000, QPN RECV [0-9a-f]{6} SEND [0-9a-f]{6}, PSN [0-9a-f]{6}, "
+                    + "SRQN [0-9a-f]{6}, GID ::ffff:127\\.0\\.86\\.2\\d.*"), out);
+            assertTrue(out.contains("  remote: LID 0000, QPN RECV "), out);
+            assertTrue(out.strip().endsWith("success"), out);
+        }
+    }
+
+    /**
+     * Three clients sharing one HCA and XRC domain (three processes of one node): the server's
+     * messages for one client travel through initiators connected to the others' target QPs.
+     */
+    @Test
+    void xsrqPingpongServerReachesEveryClientsSrqThroughAnyOfItsInitiators() throws Exception {
+        String[] outs = xsrq(18616, "127.0.86.32", "127.0.86.33", "-s", "64", "-n", "30", "--clients", "3");
+        assertEquals(3, outs[0].split("  remote:", -1).length - 1, outs[0]);
+        assertEquals(3, outs[1].split("success", -1).length - 1, "each client process says success: " + outs[1]);
+        java.util.Set<String> srqns = new java.util.HashSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("local: .*SRQN ([0-9a-f]{6})").matcher(outs[1]);
+        while (m.find()) {
+            srqns.add(m.group(1));
+        }
+        assertEquals(3, srqns.size(), "one XRC SRQ per client process: " + outs[1]);
+    }
 }
