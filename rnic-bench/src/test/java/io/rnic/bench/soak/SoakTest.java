@@ -33,6 +33,20 @@ class SoakTest {
         }
     }
 
+    /** XRC's reliability is RC's: the same workload through an XRC initiator and target, to an XRC SRQ. */
+    @Test
+    void theSameWorkloadThroughXrcSurvivesTheSameFaults() throws Exception {
+        FaultSpec faults = new FaultSpec(0.05, 0.05, 0.01, 0.001, 20_000);
+        RcOptions o = RcOptions.defaults().withRetry(10, 7, 7);
+        try (DemoPair p = new DemoPair(false, "10.0.0.2", "10.0.0.3", 4791, 8, io.rnic.verbs.QpType.XRC_SEND, o, null,
+                w -> w, faults.simSetup())) {
+            MixedWorkload.Result r = new MixedWorkload(p, 8).run(30_000);
+            assertTrue(r.ok(), r.firstFailure());
+            assertEquals(30_000, r.ops());
+            assertTrue(p.a.counters().get(Counter.RETRANSMITTED_PKTS) > 0, p.a.counters().toString());
+        }
+    }
+
     @Test
     void theSameWorkloadOverUdpWithSeededFaults() throws Exception {
         FaultSpec faults = new FaultSpec(0.02, 0.02, 0.01, 0.001, 200_000);
