@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What every transport the engine runs must do with SEND/RECV, whatever its policy row: one
- * abstract suite, one subclass per transport. Sizes stay within one path MTU so that UD takes
+ * abstract suite, one subclass per transport (RC, UC, UD, and XRC's initiator/target pair). Sizes stay within one path MTU so that UD takes
  * part; the transports' own rules have their own tests (RcReliabilityTest, UcTest, UdTest).
  */
 abstract class TransportContractTest {
@@ -59,7 +59,8 @@ abstract class TransportContractTest {
         p.close();
     }
 
-    private void recvB(long wrId, int offset, int length) {
+    /** Posts a receive where {@link #qpB}'s messages take them. */
+    void recvB(long wrId, int offset, int length) {
         qpB.postRecv(p.recvB(wrId, offset, length));
     }
 
