@@ -287,4 +287,28 @@ class XrcTest {
         assertThrows(IllegalArgumentException.class, () -> p.pdB.createXrcSrq(xrcd, p.cqA, 4, 1, 0));
         assertThrows(IllegalArgumentException.class, () -> p.pdA.createXrcSrq(xrcd, p.cqA, 4, 1, 0));
     }
+
+    /** Reference §6.2's XRC columns on real QPs: each half takes only the attributes of the side it has. */
+    @Test
+    void eachXrcHalfTakesOnlyTheAttributesOfTheSideItHas() {
+        QueuePair i2 = p.pdA.createQp(QpInitAttributes.xrcSend(p.cqA));
+        QueuePair t2 = xrcd.createTargetQp();
+        for (QueuePair q : List.of(i2, t2)) {
+            q.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+        }
+        AddressVector av = AddressVector.of(p.wireB.localAddress().getAddress());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> i2.modify(new QpAttributes()
+                .state(QpState.RTR).av(av).pathMtu(PathMtu.MTU_1024).destQpn(t2.qpn()).rqPsn(0).maxDestRdAtomic(1)));
+        assertTrue(e.getMessage().contains("MAX_DEST_RD_ATOMIC"), "an initiator has no responder: " + e.getMessage());
+        assertEquals(QpState.INIT, i2.state(), "a refused modify changes nothing");
+        assertThrows(IllegalArgumentException.class, () -> t2.modify(new QpAttributes().state(QpState.RTR).av(av)
+                .pathMtu(PathMtu.MTU_1024).destQpn(i2.qpn()).rqPsn(0)), "a target needs the responder's RTR attributes");
+        t2.modify(new QpAttributes().state(QpState.RTR).av(av).pathMtu(PathMtu.MTU_1024).destQpn(i2.qpn()).rqPsn(0)
+                .maxDestRdAtomic(0).minRnrTimer(12));
+        e = assertThrows(IllegalArgumentException.class,
+                () -> t2.modify(new QpAttributes().state(QpState.RTS).timeout(14).sqPsn(0).retryCnt(7)));
+        assertTrue(e.getMessage().contains("RETRY_CNT"), "a target has no requester: " + e.getMessage());
+        t2.modify(new QpAttributes().state(QpState.RTS).timeout(14).sqPsn(0));
+        assertEquals(QpState.RTS, t2.state());
+    }
 }
