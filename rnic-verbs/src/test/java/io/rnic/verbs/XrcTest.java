@@ -311,4 +311,23 @@ class XrcTest {
         t2.modify(new QpAttributes().state(QpState.RTS).timeout(14).sqPsn(0));
         assertEquals(QpState.RTS, t2.state());
     }
+
+    /** An XRC SRQ has its own limit event, raised when the messages that target QPs deliver drop it below the limit. */
+    @Test
+    void anXrcSrqRaisesItsLimitEventWhenTargetQpsTakeItsWqesBelowTheLimit() {
+        List<AsyncEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        p.b.addAsyncEventListener(events::add);
+        for (int i = 0; i < 4; i++) {
+            srq2.postRecv(new RecvWorkRequest().wrId(i).sge(mr2.address() + 64L * i, 64, mr2.lkey()));
+        }
+        srq2.armLimit(3);
+        ini.postSend(send(1, srq2.srqn(), 0, 8));
+        p.await(cq2);
+        assertEquals(List.of(), events, "3 left: not below the limit");
+        ini.postSend(send(2, srq2.srqn(), 0, 8));
+        p.await(cq2);
+        assertEquals(1, events.size(), events.toString());
+        assertEquals(AsyncEvent.Type.SRQ_LIMIT_REACHED, events.get(0).type());
+        assertEquals(srq2.srqn(), events.get(0).resource());
+    }
 }
