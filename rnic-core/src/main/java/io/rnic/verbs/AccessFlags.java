@@ -5,8 +5,8 @@ package io.rnic.verbs;
  * §8.2). The same bits serve as MR access rights and as QP access flags ({@code qp_access_flags}),
  * which gate the remote operations a QP accepts independently of the MR rights.
  *
- * <p>Only the flags below are supported; ON_DEMAND, HUGETLB, FLUSH_* and RELAXED_ORDERING are
- * treated as unknown bits.
+ * <p>Only the flags below are supported; ON_DEMAND, HUGETLB and RELAXED_ORDERING are treated as
+ * unknown bits.
  */
 public final class AccessFlags {
     /** The local side may write (receive buffers, READ and atomic result buffers). */
@@ -21,11 +21,25 @@ public final class AccessFlags {
     public static final int MW_BIND = 0x10;
     /** Remote addresses are offsets from the start of the region. */
     public static final int ZERO_BASED = 0x20;
+    /**
+     * Remote peers may FLUSH the region for global visibility (IBTA 1.5); as a QP access flag,
+     * the QP accepts such FLUSHes.
+     */
+    public static final int FLUSH_GLOBAL = 0x100;
+    /**
+     * Remote peers may FLUSH the region to persistence (IBTA 1.5). Only memory that can persist
+     * may be registered with it: a file mapped by {@link ProtectionDomain#registerPersistentMemory}
+     * (rxe: pmem only); as a QP access flag, the QP accepts such FLUSHes.
+     */
+    public static final int FLUSH_PERSISTENT = 0x200;
     /** Every supported flag. */
-    public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND | ZERO_BASED;
+    public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND | ZERO_BASED
+            | FLUSH_GLOBAL | FLUSH_PERSISTENT;
 
+    /** Names by bit position; bits 6 and 7 (ON_DEMAND, HUGETLB) are not supported. */
     private static final String[] NAMES = {
-        "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND", "ZERO_BASED",
+        "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND", "ZERO_BASED", null, null,
+        "FLUSH_GLOBAL", "FLUSH_PERSISTENT",
     };
 
     private AccessFlags() {
@@ -78,7 +92,7 @@ public final class AccessFlags {
         }
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < NAMES.length; i++) {
-            if ((flags & (1 << i)) != 0) {
+            if (NAMES[i] != null && (flags & (1 << i)) != 0) {
                 if (sb.length() > 0) {
                     sb.append('|');
                 }

@@ -106,6 +106,10 @@ public enum Counter {
      * counted.
      */
     ATOMICS_EXECUTED("atomics_executed"),
+    /** ATOMIC WRITEs the responder placed in memory; duplicates, answered without writing again, are not counted. */
+    ATOMIC_WRITES_EXECUTED("atomic_writes_executed"),
+    /** FLUSHes the responder executed; duplicates, answered without flushing again, are not counted. */
+    FLUSHES_EXECUTED("flushes_executed"),
     /**
      * Responses dropped because their PSN was already acknowledged or a retry covering it was already under
      * way.

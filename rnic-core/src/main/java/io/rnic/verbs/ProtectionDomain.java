@@ -68,6 +68,31 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
+     * Registers a mapped file as memory that can persist ({@code ibv_reg_mr} on pmem): the only
+     * kind of region that may grant {@link AccessFlags#FLUSH_PERSISTENT}, and the one whose FLUSH
+     * to persistence forces the mapped pages to storage ({@code MappedByteBuffer.force}). Map the
+     * file {@code READ_WRITE} with {@code FileChannel.map}; the caller vouches that {@code file}
+     * maps a file (Java cannot tell a file mapping from other direct memory).
+     *
+     * @param file   the mapping; the whole of it is registered
+     * @param access {@link AccessFlags} bits, as for {@link #registerMemory(ByteBuffer, int)}
+     * @return the region
+     * @throws IllegalArgumentException if {@code file} is null or read-only with write rights, or
+     *     the access flags are invalid
+     * @throws IllegalStateException if the PD is closed or the device has no free region index
+     */
+    public MemoryRegion registerPersistentMemory(java.nio.MappedByteBuffer file, int access) {
+        checkOpen();
+        if (file == null) {
+            throw new IllegalArgumentException("a mapped file is required");
+        }
+        if (file.capacity() > device.queryDevice().maxMrSize()) {
+            throw new IllegalArgumentException("region of " + file.capacity() + " bytes exceeds max_mr_size");
+        }
+        return new MemoryRegion(this, device.hca().keys().register(core, file, 0, file.capacity(), access, true));
+    }
+
+    /**
      * Creates a queue pair in this PD ({@code ibv_create_qp}). The QP starts in RESET; bring it
      * to RTS with {@link Connections} or {@link QueuePair#modify}.
      *

@@ -27,6 +27,18 @@ public final class SendWorkRequest extends WorkRequest {
     int remoteQpn;
     int remoteQkey;
     int remoteSrqn = NO_SRQ;
+    long flushLength;
+    int flushPlacement;
+    int flushSelectivity;
+
+    /** FLUSH placement type ({@code IBV_FLUSH_GLOBAL}): make earlier writes globally visible. */
+    public static final int FLUSH_GLOBAL = 1;
+    /** FLUSH placement type ({@code IBV_FLUSH_PERSISTENT}): make earlier writes persistent. */
+    public static final int FLUSH_PERSISTENT = 2;
+    /** FLUSH selectivity ({@code IBV_FLUSH_RANGE}): the address range the request names. */
+    public static final int FLUSH_RANGE = 0;
+    /** FLUSH selectivity ({@code IBV_FLUSH_MR}): the whole region the R_Key names. */
+    public static final int FLUSH_MR = 1;
 
     /** {@link #remoteSrqn()} of a request that names no XRC SRQ. */
     public static final int NO_SRQ = -1;
@@ -51,7 +63,79 @@ public final class SendWorkRequest extends WorkRequest {
         remoteQpn = 0;
         remoteQkey = 0;
         remoteSrqn = NO_SRQ;
+        flushLength = 0;
+        flushPlacement = 0;
+        flushSelectivity = 0;
         return this;
+    }
+
+    /**
+     * Makes this an ATOMIC WRITE ({@code ibv_wr_atomic_write}, IBTA 1.5): the 8 bytes of the
+     * request's one 8-byte SGE (or inline data) are written at once at {@code remoteAddress},
+     * which must be 8-byte aligned, in a region that grants REMOTE_WRITE. The bytes are copied
+     * verbatim (no byte-order conversion). RC and XRC only; completes as
+     * {@link WcOpcode#ATOMIC_WRITE} once the responder has placed them.
+     *
+     * @param remoteAddress the remote address, 8-byte aligned
+     * @param remoteKey     the remote key
+     * @return {@code this}
+     */
+    public SendWorkRequest atomicWrite(long remoteAddress, int remoteKey) {
+        this.opcode = WrOpcode.ATOMIC_WRITE;
+        this.remoteAddr = remoteAddress;
+        this.rkey = remoteKey;
+        return this;
+    }
+
+    /**
+     * Makes this a FLUSH ({@code ibv_wr_flush}, IBTA 1.5): once every earlier write of the QP is
+     * placed, the responder makes {@code [remoteAddress, remoteAddress + length)} (or the whole
+     * region, with {@link #FLUSH_MR}) globally visible and/or persistent, then answers. RC and
+     * XRC only; no SGEs; completes as {@link WcOpcode#FLUSH} with {@code byte_len} = length.
+     *
+     * @param remoteAddress the first address of the range (ignored with {@link #FLUSH_MR})
+     * @param remoteKey     the remote key; the region must grant FLUSH_GLOBAL / FLUSH_PERSISTENT
+     *                      as {@code placement} asks
+     * @param length        the range's length, 0 to 2^31 − 1 (ignored with {@link #FLUSH_MR})
+     * @param placement     {@link #FLUSH_GLOBAL}, {@link #FLUSH_PERSISTENT} or both
+     * @param selectivity   {@link #FLUSH_RANGE} or {@link #FLUSH_MR}
+     * @return {@code this}
+     */
+    public SendWorkRequest flush(long remoteAddress, int remoteKey, long length, int placement, int selectivity) {
+        this.opcode = WrOpcode.FLUSH;
+        this.remoteAddr = remoteAddress;
+        this.rkey = remoteKey;
+        this.flushLength = length;
+        this.flushPlacement = placement;
+        this.flushSelectivity = selectivity;
+        return this;
+    }
+
+    /**
+     * The FLUSH range's length.
+     *
+     * @return the length set with {@link #flush}
+     */
+    public long flushLength() {
+        return flushLength;
+    }
+
+    /**
+     * The FLUSH placement type.
+     *
+     * @return {@link #FLUSH_GLOBAL}, {@link #FLUSH_PERSISTENT} or both
+     */
+    public int flushPlacement() {
+        return flushPlacement;
+    }
+
+    /**
+     * The FLUSH selectivity level.
+     *
+     * @return {@link #FLUSH_RANGE} or {@link #FLUSH_MR}
+     */
+    public int flushSelectivity() {
+        return flushSelectivity;
     }
 
     /**

@@ -79,12 +79,18 @@ public final class KeyTable {
      * @see #register(ProtectionDomain, ByteBuffer, int, int, long, int)
      */
     public MemoryRegion register(ProtectionDomain pd, ByteBuffer buffer, int offset, int length, int access) {
+        return register(pd, buffer, offset, length, access, false);
+    }
+
+    /** As {@link #register(ProtectionDomain, ByteBuffer, int, int, int)}, for a mapped file if {@code persistent}. */
+    public MemoryRegion register(ProtectionDomain pd, ByteBuffer buffer, int offset, int length, int access,
+                                 boolean persistent) {
         if (length <= 0) {
             throw new IllegalArgumentException("memory region length " + length + " must be positive");
         }
         synchronized (this) {
             long va = (access & AccessFlags.ZERO_BASED) != 0 ? 0 : allocateAddress(length);
-            return register(pd, buffer, offset, length, va, access);
+            return register(pd, buffer, offset, length, va, access, persistent);
         }
     }
 
@@ -101,6 +107,16 @@ public final class KeyTable {
      */
     public synchronized MemoryRegion register(ProtectionDomain pd, ByteBuffer buffer, int offset, int length,
             long va, int access) {
+        return register(pd, buffer, offset, length, va, access, false);
+    }
+
+    /**
+     * As {@link #register(ProtectionDomain, ByteBuffer, int, int, long, int)}; {@code persistent}
+     * marks a buffer that maps a file, the only memory that may grant
+     * {@link AccessFlags#FLUSH_PERSISTENT}.
+     */
+    public synchronized MemoryRegion register(ProtectionDomain pd, ByteBuffer buffer, int offset, int length,
+            long va, int access, boolean persistent) {
         int index = used.nextClearBit(1);
         if (index > maxIndex) {
             throw new IllegalStateException("key table is full: all " + maxIndex + " memory region indices are in use");
@@ -109,7 +125,7 @@ public final class KeyTable {
         int previous = lastKeyByte[index];
         // Drawing from the 255 other values keeps the distribution uniform without a retry loop.
         int keyByte = previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
-        MemoryRegion mr = new MemoryRegion(pd, buffer, offset, length, va, access, index << 8 | keyByte);
+        MemoryRegion mr = new MemoryRegion(pd, buffer, offset, length, va, access, index << 8 | keyByte, persistent);
         lastKeyByte[index] = keyByte;
         used.set(index);
         count++;

@@ -41,6 +41,8 @@ public final class MemoryRegion {
     private final int length;
     private final int key;
     private final int access;
+    /** True for memory that can persist (a file mapping), which FLUSH_PERSISTENT forces to storage. */
+    private final boolean persistent;
     private final AtomicInteger pins = new AtomicInteger();
 
     /**
@@ -48,6 +50,15 @@ public final class MemoryRegion {
      * index, independent of the buffer's position.
      */
     MemoryRegion(ProtectionDomain pd, ByteBuffer buffer, int offset, int length, long va, int access, int key) {
+        this(pd, buffer, offset, length, va, access, key, false);
+    }
+
+    /**
+     * As above; {@code persistent} says the buffer maps a file, so that FLUSH to persistence means
+     * forcing it to storage. Only such a region may have {@link AccessFlags#FLUSH_PERSISTENT}.
+     */
+    MemoryRegion(ProtectionDomain pd, ByteBuffer buffer, int offset, int length, long va, int access, int key,
+                 boolean persistent) {
         if (pd == null) {
             throw new IllegalArgumentException("memory region needs a protection domain, got null");
         }
@@ -71,6 +82,11 @@ public final class MemoryRegion {
             throw new IllegalArgumentException("memory region with ZERO_BASED access must have va 0, got 0x"
                     + Long.toHexString(va));
         }
+        if ((access & AccessFlags.FLUSH_PERSISTENT) != 0 && !(persistent && buffer instanceof java.nio.MappedByteBuffer)) {
+            // rxe refuses FLUSH_PERSISTENT on anything but pmem; a heap or direct buffer cannot persist.
+            throw new IllegalArgumentException("FLUSH_PERSISTENT needs memory that can persist: register a mapped file "
+                    + "(registerPersistentMemory), not an ordinary buffer");
+        }
         int writeRights = access & (AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
         if (buffer.isReadOnly() && writeRights != 0) {
             throw new IllegalArgumentException("memory region access " + AccessFlags.describe(writeRights)
@@ -87,6 +103,28 @@ public final class MemoryRegion {
         this.length = length;
         this.access = access;
         this.key = key;
+        this.persistent = persistent;
+    }
+
+    /** True if the region maps a file that FLUSH to persistence forces to storage. */
+    public boolean persistent() {
+        return persistent;
+    }
+
+    /**
+     * FLUSH to persistence of {@code [va, va + len)} (the whole region if {@code len < 0}): forces
+     * the mapped file's pages to storage, as {@code MappedByteBuffer.force} does. A region that
+     * does not map a file has nothing to force.
+     */
+    public void persist(long va, long len) {
+        if (!persistent) {
+            return;
+        }
+        int at = len < 0 ? 0 : offsetOf(va, (int) len);
+        int n = len < 0 ? length : (int) len;
+        if (n > 0) {
+            ((java.nio.MappedByteBuffer) data).force(at, n);
+        }
     }
 
     /** The protection domain the region belongs to. */

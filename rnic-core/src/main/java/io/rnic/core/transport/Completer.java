@@ -243,7 +243,7 @@ final class Completer {
     private State checkAck(RocePacket p, int psn) {
         Operation op = p.opcode().operation();
         if (op == Operation.RDMA_READ_RESPONSE) {
-            if (!wqe.kind.isRead()) {
+            if (!wqe.kind.answeredByReadResponse()) {
                 errorStatus = WcStatus.BAD_RESP_ERR;
                 return State.ERROR;
             }
@@ -342,7 +342,8 @@ final class Completer {
             }
         }
         int len = p.payloadLength();
-        long remaining = wqe.length() - wqe.readPlaced;
+        // ATOMIC WRITE and FLUSH are answered by one READ RESPONSE ONLY without data (rxe).
+        long remaining = (wqe.kind.isRead() ? wqe.length() : 0) - wqe.readPlaced;
         boolean last = pos.endsMessage();
         if (len > remaining || (!last && len != qp.mtu) || (last && len != remaining)) {
             errorStatus = WcStatus.BAD_RESP_ERR;

@@ -45,14 +45,20 @@ final class Posting {
             throw new IllegalArgumentException("inline data of " + total + " bytes exceeds max_inline_data "
                     + qp.caps.maxInlineData());
         }
-        if (inline && kind.isReadOrAtomic()) {
+        if (inline && kind.writesLocal()) {
             throw new IllegalArgumentException(wr.opcode() + " cannot be sent inline: its data comes back from the responder");
+        }
+        if (inline && kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
+            throw new IllegalArgumentException("FLUSH cannot be sent inline: it carries no data");
         }
         if (total > qp.hca.limits().maxMessageSize()) {
             throw new IllegalArgumentException("message of " + total + " bytes exceeds the maximum message size "
                     + qp.hca.limits().maxMessageSize());
         }
-        if (kind.isAtomic()) {
+        if (kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
+            checkFlush(wr);
+        }
+        if (kind.isAtomic() || kind.operation() == io.rnic.core.packet.Operation.ATOMIC_WRITE) {
             if (total != 8) {
                 throw new IllegalArgumentException(wr.opcode() + " needs exactly 8 bytes of local buffer, got " + total);
             }
@@ -93,6 +99,9 @@ final class Posting {
             w.remoteQpn = wr.remoteQpn();
             w.remoteQkey = wr.remoteQkey();
             w.remoteSrqn = wr.remoteSrqn();
+            w.flushLength = wr.flushLength();
+            w.flushPlacement = wr.flushPlacement();
+            w.flushSelectivity = wr.flushSelectivity();
             if (inline) {
                 copyInline(wr, w);
             } else {
@@ -101,6 +110,25 @@ final class Posting {
             sq.publish();
         }
         ring();
+    }
+
+    /** FLUSH's own fields: no local data, a FETH it can encode, a RETH length it can carry. */
+    private static void checkFlush(SendWorkRequest wr) {
+        if (wr.numSge() != 0) {
+            throw new IllegalArgumentException("FLUSH takes no SGEs: it moves no data, got " + wr.numSge());
+        }
+        int plt = wr.flushPlacement();
+        if (plt < 1 || plt > (SendWorkRequest.FLUSH_GLOBAL | SendWorkRequest.FLUSH_PERSISTENT)) {
+            throw new IllegalArgumentException("FLUSH placement type " + plt + " is not FLUSH_GLOBAL (1), "
+                    + "FLUSH_PERSISTENT (2) or both (3)");
+        }
+        int sel = wr.flushSelectivity();
+        if (sel != SendWorkRequest.FLUSH_RANGE && sel != SendWorkRequest.FLUSH_MR) {
+            throw new IllegalArgumentException("FLUSH selectivity " + sel + " is not FLUSH_RANGE (0) or FLUSH_MR (1)");
+        }
+        if (wr.flushLength() < 0 || wr.flushLength() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("FLUSH length " + wr.flushLength() + " is not in 0..2^31-1");
+        }
     }
 
     private void copyInline(SendWorkRequest wr, SendWqe w) {

@@ -48,6 +48,11 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
                 AccessFlags.REMOTE_ATOMIC, true, RELIABLE));
         ROWS.put(WrOpcode.ATOMIC_FETCH_AND_ADD, new RequestKind(Operation.FETCH_ADD, false, false, WcOpcode.FETCH_ADD,
                 AccessFlags.REMOTE_ATOMIC, true, RELIABLE));
+        // IBTA 1.5: answered like a READ of nothing, each taking a responder resource (rxe 6.2).
+        ROWS.put(WrOpcode.ATOMIC_WRITE, new RequestKind(Operation.ATOMIC_WRITE, false, false, WcOpcode.ATOMIC_WRITE,
+                AccessFlags.REMOTE_WRITE, true, EnumSet.of(Transport.RC, Transport.XRC)));
+        ROWS.put(WrOpcode.FLUSH, new RequestKind(Operation.FLUSH, false, false, WcOpcode.FLUSH,
+                0, true, EnumSet.of(Transport.RC, Transport.XRC)));
     }
 
     /** The row of {@code op}, or {@code null} if this emulator does not carry it on the wire. */
@@ -68,6 +73,16 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
     /** True for RDMA READ. */
     public boolean isRead() {
         return operation == Operation.RDMA_READ_REQUEST;
+    }
+
+    /** True if the responder's answer is placed in the local buffer: READ data, an atomic's original value. */
+    public boolean writesLocal() {
+        return isRead() || isAtomic();
+    }
+
+    /** True if a READ response answers it: READ, and (with no data) ATOMIC WRITE and FLUSH. */
+    public boolean answeredByReadResponse() {
+        return isRead() || operation == Operation.ATOMIC_WRITE || operation == Operation.FLUSH;
     }
 
     /** True for SEND and RDMA WRITE: the message's data travels in the request packets. */

@@ -169,7 +169,7 @@ final class Requester {
 
     private State checkLocal(SendWqe w) {
         if (!w.isInline()) {
-            int access = w.kind.isReadOrAtomic() ? AccessFlags.LOCAL_WRITE : 0;
+            int access = w.kind.writesLocal() ? AccessFlags.LOCAL_WRITE : 0;
             AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, access);
             if (r != AccessResult.OK) {
                 localError = AccessStatuses.local(r);
@@ -199,8 +199,8 @@ final class Requester {
     }
 
     private int packetsOf(SendWqe w) {
-        if (w.kind.isAtomic()) {
-            return 1;
+        if (w.kind.isReadOrAtomic() && !w.kind.isRead()) {
+            return 1; // atomics, ATOMIC WRITE and FLUSH: one request, one response
         }
         long len = w.length();
         return (int) Math.max(1, (len + qp.mtu - 1) / qp.mtu);
@@ -284,7 +284,10 @@ final class Requester {
         boolean retransmission;
         if (w.kind.isReadOrAtomic()) {
             retransmission = !fresh;
-            sendReadOrAtomic(w);
+            if (!sendReadOrAtomic(w)) {
+                localError = WcStatus.LOC_PROT_ERR;
+                return State.LOCAL_ERROR;
+            }
             w.nextPacket = w.packets;
         } else {
             if (w.nextPacket >= w.reservedPackets) {
@@ -362,17 +365,34 @@ final class Requester {
         return true;
     }
 
-    /** The READ request (whole, or for the remainder after a partial retry) or the atomic. */
-    private void sendReadOrAtomic(SendWqe w) {
+    /**
+     * The READ request (whole, or for the remainder after a partial retry), the atomic, the
+     * ATOMIC WRITE or the FLUSH; false if an ATOMIC WRITE's data could not be read.
+     */
+    private boolean sendReadOrAtomic(SendWqe w) {
         Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), Position.ONLY, false, false);
         Destination d = qp.addressing.resolve(w);
-        RocePacket p = qp.framer.start(op, 0, d);
+        RocePacket p = qp.framer.start(op, op.hasPayload() ? 8 : 0, d);
         rel.packetsSinceAckReq = 0;
         if (w.kind.isRead()) {
             int psn = w.readRetryPsn >= 0 ? w.readRetryPsn : w.firstPsn;
             long done = (long) Psn.forward(w.firstPsn, psn) * qp.mtu;
             p.bth().psn(psn).ackReq(true);
             p.reth().virtualAddress(w.remoteAddr + done).rkey(w.rkey).dmaLength((int) (w.length() - done));
+        } else if (w.kind.operation() == Operation.FLUSH) {
+            // A retry carries the same RETH as the first (rxe's retry loses the address: not copied).
+            p.bth().psn(w.firstPsn).ackReq(true);
+            p.feth().set(w.flushSelectivity, w.flushPlacement);
+            p.reth().virtualAddress(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.flushLength);
+        } else if (w.kind.operation() == Operation.ATOMIC_WRITE) {
+            p.bth().psn(w.firstPsn).ackReq(true);
+            p.reth().virtualAddress(w.remoteAddr).rkey(w.rkey).dmaLength(8);
+            if (w.isInline()) {
+                p.buffer().setBytes(p.payloadOffset(), w.inline, 0, 8);
+            } else if (!w.sgl.gather(0, p.buffer(), p.payloadOffset(), 8)) {
+                p.buffer().release(); // its source was deregistered: the packet never leaves
+                return false;
+            }
         } else {
             p.bth().psn(w.firstPsn).ackReq(true);
             boolean cas = w.kind.operation() == Operation.COMPARE_SWAP;
@@ -381,6 +401,7 @@ final class Requester {
                     .swapAdd(cas ? w.swap : w.compareAdd).compare(cas ? w.compareAdd : 0);
         }
         qp.framer.transmit(p, d);
+        return true;
     }
 
     private static Position position(int index, int count) {
@@ -418,7 +439,7 @@ final class Requester {
                 if (w.kind.isRead()) {
                     w.readRetryPsn = psn;
                     w.nextPacket = 0;
-                } else if (w.kind.isAtomic()) {
+                } else if (w.kind.isReadOrAtomic()) {
                     w.nextPacket = 0;
                 } else {
                     w.nextPacket = into;

@@ -35,7 +35,7 @@ final class Responder {
     /** The responder's states for one request packet. */
     enum State {
         CHK_PSN, CHK_OP_SEQ, CHK_TARGET, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE,
-        READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR, DONE
+        READ_REPLY, ATOMIC_REPLY, ATOMIC_WRITE_REPLY, FLUSH_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR, DONE
     }
 
     /** The QP access flag each operation needs, by ordinal; SEND needs none, -1 is not supported. */
@@ -48,6 +48,22 @@ final class Responder {
         REQUIRED_QP_ACCESS[Operation.RDMA_READ_REQUEST.ordinal()] = AccessFlags.REMOTE_READ;
         REQUIRED_QP_ACCESS[Operation.COMPARE_SWAP.ordinal()] = AccessFlags.REMOTE_ATOMIC;
         REQUIRED_QP_ACCESS[Operation.FETCH_ADD.ordinal()] = AccessFlags.REMOTE_ATOMIC;
+        REQUIRED_QP_ACCESS[Operation.ATOMIC_WRITE.ordinal()] = AccessFlags.REMOTE_WRITE; // not REMOTE_ATOMIC (rxe)
+        REQUIRED_QP_ACCESS[Operation.FLUSH.ordinal()] = 0; // by its placement type: flushAccess
+    }
+
+    /** FLUSH bits of the FETH placement type that are defined: global visibility, persistence. */
+    private static final int PLACEMENT_DEFINED = 0x3;
+
+    /** The access a FLUSH of placement type {@code plt} needs, of the QP and of the region (rxe). */
+    private static int flushAccess(int plt) {
+        return ((plt & 1) != 0 ? AccessFlags.FLUSH_GLOBAL : 0) | ((plt & 2) != 0 ? AccessFlags.FLUSH_PERSISTENT : 0);
+    }
+
+    /** Operations that take a responder resource and answer with data or an atomic ACK. */
+    private static boolean takesResource(Operation o) {
+        return o == Operation.RDMA_READ_REQUEST || o == Operation.COMPARE_SWAP || o == Operation.FETCH_ADD
+                || o == Operation.ATOMIC_WRITE || o == Operation.FLUSH;
     }
 
     private final QpContext qp;
@@ -166,6 +182,8 @@ final class Responder {
                 case EXECUTE -> execute(p);
                 case READ_REPLY -> readReply(p);
                 case ATOMIC_REPLY -> atomicReply(p);
+                case ATOMIC_WRITE_REPLY -> atomicWriteReply(p);
+                case FLUSH_REPLY -> flushReply(p);
                 case COMPLETE -> complete(p);
                 case ACKNOWLEDGE -> acknowledge(p);
                 case DUPLICATE_REQUEST -> duplicate(p);
@@ -254,7 +272,8 @@ final class Responder {
     }
 
     private State checkOpValid(RocePacket p) {
-        int need = REQUIRED_QP_ACCESS[p.opcode().operation().ordinal()];
+        Operation o = p.opcode().operation();
+        int need = o == Operation.FLUSH ? flushAccess(p.feth().placementType()) : REQUIRED_QP_ACCESS[o.ordinal()];
         if (need < 0 || (need != 0 && (qp.accessFlags & need) == 0)) {
             return error(ResponderError.OPERATION_NOT_ALLOWED);
         }
@@ -273,8 +292,7 @@ final class Responder {
         if (needsRwqe(op) && rwqe == null && target.queue().available() == 0) {
             return State.RNR;
         }
-        if ((op.operation() == Operation.RDMA_READ_REQUEST || op.operation() == Operation.COMPARE_SWAP
-                || op.operation() == Operation.FETCH_ADD) && resources.depth() == 0) {
+        if (takesResource(op.operation()) && resources.depth() == 0) {
             return error(ResponderError.NO_RESPONDER_RESOURCES);
         }
         return State.CHK_LENGTH;
@@ -294,9 +312,16 @@ final class Responder {
                 return error(ResponderError.LENGTH);
             }
         }
+        if (op.operation() == Operation.FLUSH && (p.feth().selectivity() > 1
+                || (p.feth().placementType() & ~PLACEMENT_DEFINED) != 0)) {
+            return error(ResponderError.RESERVED_FIELD);
+        }
         if (op.has(Header.RETH)) {
             long dma = Integer.toUnsignedLong(p.reth().dmaLength());
             if (dma > (1L << 31)) {
+                return error(ResponderError.LENGTH);
+            }
+            if (op.operation() == Operation.ATOMIC_WRITE && (dma != 8 || len != 8)) {
                 return error(ResponderError.LENGTH);
             }
             if (op.operation() == Operation.RDMA_WRITE) {
@@ -342,6 +367,32 @@ final class Responder {
                 readMr = mr;
             }
             return State.EXECUTE;
+        }
+        if (o == Operation.ATOMIC_WRITE) {
+            long va = p.reth().virtualAddress();
+            MemoryRegion mr = qp.hca.keys().lookup(p.reth().rkey());
+            AccessResult r = MemoryAccess.check(mr, target.pd(), va, 8, AccessFlags.REMOTE_WRITE, 8);
+            if (r != AccessResult.OK) {
+                return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
+            }
+            if (!mr.pin()) {
+                return error(ResponderError.REMOTE_ACCESS);
+            }
+            atomicMr = mr;
+            return State.ATOMIC_WRITE_REPLY;
+        }
+        if (o == Operation.FLUSH) {
+            // The R_Key is checked even for a zero-length range; a whole-region FLUSH ignores the RETH's range.
+            MemoryRegion mr = qp.hca.keys().lookup(p.reth().rkey());
+            boolean wholeRegion = p.feth().selectivity() == 1;
+            long va = wholeRegion && mr != null ? mr.va() : p.reth().virtualAddress();
+            long len = wholeRegion ? 0 : Integer.toUnsignedLong(p.reth().dmaLength());
+            AccessResult r = MemoryAccess.check(mr, target.pd(), va, len, flushAccess(p.feth().placementType()), 1);
+            if (r != AccessResult.OK || !mr.pin()) {
+                return error(ResponderError.REMOTE_ACCESS);
+            }
+            atomicMr = mr;
+            return State.FLUSH_REPLY;
         }
         if (o == Operation.COMPARE_SWAP || o == Operation.FETCH_ADD) {
             long va = p.atomicEth().virtualAddress();
@@ -506,6 +557,69 @@ final class Responder {
         return State.DONE;
     }
 
+    /**
+     * ATOMIC WRITE (IBTA 1.5): the 8 payload bytes land at once, verbatim, serialised with the
+     * device's other atomics; the answer is a READ RESPONSE ONLY without data, at the request's
+     * PSN, and a responder resource remembers it so a duplicate is answered without writing again.
+     */
+    private State atomicWriteReply(RocePacket p) {
+        int psn = p.bth().psn();
+        long va = p.reth().virtualAddress();
+        MemoryRegion mr = atomicMr;
+        atomicMr = null;
+        try {
+            long bytes = p.buffer().getLongLE(p.payloadOffset()); // memory order on both ends: no swap
+            synchronized (qp.hca.atomicLock()) {
+                mr.putLong(va, bytes);
+            }
+        } finally {
+            mr.unpin();
+        }
+        qp.hca.counters().inc(Counter.ATOMIC_WRITES_EXECUTED);
+        answerWithoutData(psn);
+        return State.DONE;
+    }
+
+    /**
+     * FLUSH (IBTA 1.5): every earlier request of this QP has been executed by the time this one
+     * is (the responder runs them in PSN order, writing through to the region's memory), so
+     * global visibility needs only a fence; persistence forces a mapped file's pages to storage.
+     * Answered as an ATOMIC WRITE is.
+     */
+    private State flushReply(RocePacket p) {
+        int psn = p.bth().psn();
+        MemoryRegion mr = atomicMr;
+        atomicMr = null;
+        try {
+            java.lang.invoke.VarHandle.fullFence();
+            if ((p.feth().placementType() & 2) != 0) {
+                boolean whole = p.feth().selectivity() == 1;
+                mr.persist(p.reth().virtualAddress(), whole ? -1 : Integer.toUnsignedLong(p.reth().dmaLength()));
+            }
+        } finally {
+            mr.unpin();
+        }
+        qp.hca.counters().inc(Counter.FLUSHES_EXECUTED);
+        answerWithoutData(psn);
+        return State.DONE;
+    }
+
+    /** Takes a responder resource for an ATOMIC WRITE or FLUSH at {@code psn} and answers it. */
+    private void answerWithoutData(int psn) {
+        ResponderResource r = resources.allocate();
+        r.atomic = false;
+        r.answerOnly = true;
+        r.firstPsn = psn;
+        r.lastPsn = psn;
+        r.va = 0;
+        r.rkey = 0;
+        r.length = 0;
+        r.pd = target.pd();
+        rel.msn = Psn.next(rel.msn);
+        window.advance(1);
+        sendReadResponses(r, psn, 0, 0, null);
+    }
+
     private void sendAtomicAck(int psn, long original) {
         readStream.finish();
         flushOwedAck();
@@ -664,6 +778,10 @@ final class Responder {
         }
         if (r.atomic) {
             sendAtomicAck(psn, r.original);
+            return State.DONE;
+        }
+        if (r.answerOnly) { // a duplicate ATOMIC WRITE or FLUSH: answered again, not executed again
+            sendReadResponses(r, psn, 0, 0, null);
             return State.DONE;
         }
         if (o != Operation.RDMA_READ_REQUEST) {

@@ -27,6 +27,8 @@ enum ResponderError {
     XRC_DOMAIN(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
     /** A middle or last XRC packet names another XRC SRQ than its message's first (o9-114.a5). */
     XRC_SRQ_CHANGED(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
+    /** A reserved value in a header field the operation depends on (FLUSH's selectivity or placement type). */
+    RESERVED_FIELD(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
     /** A receive WQE's own buffers are not writable (bad lkey, bounds or LOCAL_WRITE). */
     RECEIVE_BUFFER(AethSyndrome.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, true) {
         @Override

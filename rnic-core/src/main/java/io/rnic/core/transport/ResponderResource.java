@@ -8,6 +8,8 @@ package io.rnic.core.transport;
 final class ResponderResource {
     boolean valid;
     boolean atomic;
+    /** An ATOMIC WRITE or FLUSH: a duplicate is answered with a READ RESPONSE ONLY of no data. */
+    boolean answerOnly;
     int firstPsn;
     int lastPsn;
     long va;

@@ -37,6 +37,7 @@ final class ResponderResources {
         }
         next = (next + 1) % ring.length;
         r.valid = true;
+        r.answerOnly = false;
         return r;
     }
 

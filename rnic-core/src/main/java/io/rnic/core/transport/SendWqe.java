@@ -47,6 +47,10 @@ public final class SendWqe {
     int remoteQpn;
     /** The remote XRC SRQ (XRC initiator). */
     int remoteSrqn;
+    /** FLUSH: the range's length, placement type and selectivity (FETH). */
+    long flushLength;
+    int flushPlacement;
+    int flushSelectivity;
     int remoteQkey;
 
     State state;
@@ -111,10 +115,13 @@ public final class SendWqe {
         return (flags & INLINE) != 0;
     }
 
-    /** Message length in bytes (8 for atomics). */
+    /** Message length in bytes (8 for atomics; a FLUSH's range length). */
     long length() {
         if (kind.isAtomic()) {
             return 8;
+        }
+        if (kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
+            return flushLength;
         }
         return isInline() ? inlineLength : sgl.totalLength();
     }

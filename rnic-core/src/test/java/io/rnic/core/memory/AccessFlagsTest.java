@@ -18,7 +18,9 @@ class AccessFlagsTest {
         assertEquals(0x8, AccessFlags.REMOTE_ATOMIC);
         assertEquals(0x10, AccessFlags.MW_BIND);
         assertEquals(0x20, AccessFlags.ZERO_BASED);
-        assertEquals(0x3F, AccessFlags.ALL);
+        assertEquals(0x100, AccessFlags.FLUSH_GLOBAL);
+        assertEquals(0x200, AccessFlags.FLUSH_PERSISTENT);
+        assertEquals(0x33F, AccessFlags.ALL);
     }
 
     @Test
@@ -42,15 +44,15 @@ class AccessFlagsTest {
     @Test
     void unknownBitsAreNamed() {
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
-                () -> AccessFlags.validate(AccessFlags.LOCAL_WRITE | 0x100));
-        assertTrue(x.getMessage().contains("unknown bits 0x100"), x.getMessage());
+                () -> AccessFlags.validate(AccessFlags.LOCAL_WRITE | 0x40)); // ON_DEMAND
+        assertTrue(x.getMessage().contains("unknown bits 0x40"), x.getMessage());
     }
 
     @Test
     void describeNamesEveryBit() {
         assertEquals("LOCAL_WRITE|REMOTE_READ", AccessFlags.describe(AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ));
         assertEquals("NONE", AccessFlags.describe(0));
-        assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|MW_BIND|ZERO_BASED",
+        assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|MW_BIND|ZERO_BASED|FLUSH_GLOBAL|FLUSH_PERSISTENT",
                 AccessFlags.describe(AccessFlags.ALL));
         assertEquals("MW_BIND|0x40", AccessFlags.describe(AccessFlags.MW_BIND | 0x40));
     }
