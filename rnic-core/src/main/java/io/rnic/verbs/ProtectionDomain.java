@@ -68,6 +68,20 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
+     * Allocates a memory window in this PD ({@code ibv_alloc_mw}).
+     *
+     * @param type 1 (bound with {@link QueuePair#bindMw}) or 2 (bound with a BIND_MW work request,
+     *             to the QP that posts it)
+     * @return the window, unbound
+     * @throws IllegalArgumentException if {@code type} is not 1 or 2
+     * @throws IllegalStateException if the PD is closed or no window index is free
+     */
+    public MemoryWindow allocMw(int type) {
+        checkOpen();
+        return new MemoryWindow(this, device.hca().keys().allocateWindow(core, type));
+    }
+
+    /**
      * Registers a mapped file as memory that can persist ({@code ibv_reg_mr} on pmem): the only
      * kind of region that may grant {@link AccessFlags#FLUSH_PERSISTENT}, and the one whose FLUSH
      * to persistence forces the mapped pages to storage ({@code MappedByteBuffer.force}). Map the

@@ -174,6 +174,43 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
+     * Binds a type 1 memory window ({@code ibv_bind_mw}): posts a BIND_MW on this QP's send queue
+     * that, once the work requests before it have completed, gives the window the returned key
+     * and {@code access} to {@code [addr, addr + length)} of {@code mr} (any QP of the PD may then
+     * use it); a {@code length} of 0 unbinds it. Completes as {@link WcOpcode#BIND_MW} if
+     * {@code signaled}; a failed bind completes as {@link WcStatus#MW_BIND_ERR} and the QP moves
+     * to ERR.
+     *
+     * @param wrId     the work completion's {@code wr_id}
+     * @param signaled whether a successful bind produces a completion
+     * @param mw       a type 1 window of this QP's PD
+     * @param mr       the region (registered with {@link AccessFlags#MW_BIND}) or, to unbind, any
+     * @param addr     the window's first address in the region
+     * @param length   the window's length; 0 unbinds
+     * @param access   REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC (no ZERO_BASED for type 1, as rxe)
+     * @return the key the window has once the bind is done ({@code ibv_inc_rkey} of the current one)
+     * @throws IllegalArgumentException if the window is not type 1, or it and the region are in
+     *     different PDs (libibverbs: EINVAL, EPERM), or the QP cannot post binds
+     * @throws IllegalStateException as {@link #postSend} does
+     */
+    public int bindMw(long wrId, boolean signaled, MemoryWindow mw, MemoryRegion mr, long addr, long length,
+                      int access) {
+        if (mw == null || mw.type() != 1) {
+            throw new IllegalArgumentException("bindMw binds type 1 windows; post a BIND_MW work request for type 2");
+        }
+        if (mr == null && length != 0) {
+            throw new IllegalArgumentException("a bind of a non-zero length names its memory region");
+        }
+        if (mr != null && mr.pd() != mw.pd()) {
+            throw new IllegalArgumentException("the window and the region are in different PDs (ibv_bind_mw: EPERM)");
+        }
+        int next = MemoryWindow.incRkey(mw.rkey());
+        postSend(new SendWorkRequest().wrId(wrId).signaled(signaled).bindMw(mw, next, mr, addr, length, access));
+        mw.posted(next);
+        return next;
+    }
+
+    /**
      * Tells whether {@link #close} has run.
      *
      * @return true once the QP is destroyed

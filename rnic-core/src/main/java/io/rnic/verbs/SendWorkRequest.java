@@ -28,6 +28,10 @@ public final class SendWorkRequest extends WorkRequest {
     int remoteQkey;
     int remoteSrqn = NO_SRQ;
     long flushLength;
+    int bindMwKey;
+    int bindMrKey;
+    long bindLength;
+    int bindAccess;
     int flushPlacement;
     int flushSelectivity;
 
@@ -66,7 +70,95 @@ public final class SendWorkRequest extends WorkRequest {
         flushLength = 0;
         flushPlacement = 0;
         flushSelectivity = 0;
+        bindMwKey = 0;
+        bindMrKey = 0;
+        bindLength = 0;
+        bindAccess = 0;
         return this;
+    }
+
+    /**
+     * Makes this a BIND_MW of a type 2 memory window ({@code ibv_wr_bind_mw} /
+     * {@code IBV_WR_BIND_MW}): once the work requests before it have completed, the window grants
+     * {@code access} to {@code [addr, addr + length)} of {@code mr} to peers of this QP (and only
+     * this QP), under {@code newRkey} (only its low byte, the key byte, is taken; derive it with
+     * {@link MemoryWindow#incRkey}). A bound type 2 window must be invalidated before it is bound
+     * again. Completes as {@link WcOpcode#BIND_MW}; a failed bind as {@link WcStatus#MW_BIND_ERR},
+     * and the QP moves to ERR. No SGEs. Type 1 windows are bound with {@link QueuePair#bindMw}.
+     *
+     * @param mw      the window, in this QP's PD
+     * @param newRkey the key the window will have
+     * @param mr      the region, registered with {@link AccessFlags#MW_BIND}
+     * @param addr    the window's first address in the region
+     * @param length  the window's length
+     * @param access  the window's rights: REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC (the last two
+     *                need LOCAL_WRITE on the region), ZERO_BASED for a window addressed from 0
+     * @return {@code this}
+     */
+    public SendWorkRequest bindMw(MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, int access) {
+        if (mw == null) {
+            throw new IllegalArgumentException("a bind names its memory window");
+        }
+        this.opcode = WrOpcode.BIND_MW;
+        this.bindMwKey = mw.rkey();
+        this.rkey = newRkey;
+        this.bindMrKey = mr == null ? 0 : mr.lkey();
+        this.remoteAddr = addr;
+        this.bindLength = length;
+        this.bindAccess = access;
+        return this;
+    }
+
+    /**
+     * Makes this a LOCAL_INV ({@code IBV_WR_LOCAL_INV}): once the work requests before it have
+     * completed, the type 2 memory window with key {@code rkey} is invalidated: its key grants
+     * nothing until it is bound again. Completes as {@link WcOpcode#LOCAL_INV}; invalidating a
+     * type 1 window, an unbound window or an unknown key completes as
+     * {@link WcStatus#LOC_QP_OP_ERR}, and the QP moves to ERR.
+     *
+     * @param rkey the window's current key
+     * @return {@code this}
+     */
+    public SendWorkRequest localInvalidate(int rkey) {
+        this.opcode = WrOpcode.LOCAL_INV;
+        this.invalidateRkey = rkey;
+        return this;
+    }
+
+    /**
+     * A BIND_MW's window key.
+     *
+     * @return the current key of the window being bound
+     */
+    public int bindMwKey() {
+        return bindMwKey;
+    }
+
+    /**
+     * A BIND_MW's region key.
+     *
+     * @return the local key of the region, or 0 for none
+     */
+    public int bindMrKey() {
+        return bindMrKey;
+    }
+
+    /**
+     * A BIND_MW's length.
+     *
+     * @return the window's length
+     */
+    public long bindLength() {
+        return bindLength;
+    }
+
+    /**
+     * A BIND_MW's access rights.
+     *
+     * @return the window's {@link AccessFlags}
+     */
+    public int bindAccess() {
+        return bindAccess;
     }
 
     /**

@@ -9,7 +9,7 @@ import io.rnic.core.packet.PacketFields;
  * of B, whose completions go to B's CQ. Post through {@link #postA} and {@link #postRecvB}, which
  * address the SRQ when the pair is XRC.
  */
-final class RcFixture extends SimPair {
+class RcFixture extends SimPair {
     final QueuePair qpA;
     final QueuePair qpB;
     /** B's XRC domain and SRQ, or {@code null} for an RC pair. */

@@ -12,6 +12,7 @@ class UcTransportContractTest extends TransportContractTest {
 
     @Override
     Set<WrOpcode> carries() {
-        return EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM);
+        return EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM,
+                WrOpcode.BIND_MW);
     }
 }

@@ -27,7 +27,8 @@ class XrcTransportContractTest extends TransportContractTest {
     Set<WrOpcode> carries() {
         return EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV, WrOpcode.RDMA_WRITE,
                 WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
-                WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_WRITE, WrOpcode.FLUSH);
+                WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_WRITE, WrOpcode.FLUSH,
+                WrOpcode.BIND_MW, WrOpcode.LOCAL_INV);
     }
 
     @Override

@@ -215,6 +215,9 @@ public final class Hca {
      * the caller fails the receive instead.
      */
     public boolean invalidate(int rkey, ProtectionDomain pd) {
+        if (KeyTable.isWindowKey(rkey)) {
+            return keys.invalidateWindow(rkey, pd) == null; // type 2 windows only
+        }
         MemoryRegion mr = keys.lookup(rkey);
         if (mr == null || mr.pd() != pd || !mr.remotelyInvalidatable()) {
             return false;

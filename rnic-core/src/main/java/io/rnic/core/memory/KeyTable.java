@@ -29,6 +29,13 @@ public final class KeyTable {
     public static final int PAGE_SIZE = 4096;
 
     private static final int INITIAL_SLOTS = 64;
+    /** Memory windows use the indices above the regions', up to this one (rxe: 2^19 + 1 .. 2^20). */
+    public static final int MAX_MW_INDEX = 1 << 20;
+
+    /** Windows by index − {@link #MAX_MR_INDEX} − 1; grown by copy, read without a lock. */
+    private volatile AtomicReferenceArray<MemoryWindow> windowSlots = new AtomicReferenceArray<>(16);
+    private final BitSet windowsUsed = new BitSet();
+    private int[] lastWindowKeyByte = grow(new int[0], 16);
 
     private final RandomGenerator random;
     private final int maxIndex;
@@ -150,12 +157,225 @@ public final class KeyTable {
     }
 
     /**
+     * Allocates a memory window of {@code type} (1 or 2) in {@code pd} ({@code ibv_alloc_mw}),
+     * with a key whose index is above every region's and whose key byte differs from the last
+     * used at that index; retains the PD.
+     *
+     * @throws IllegalArgumentException if {@code type} is not 1 or 2
+     * @throws IllegalStateException if every window index is in use
+     */
+    public synchronized MemoryWindow allocateWindow(ProtectionDomain pd, int type) {
+        if (type != 1 && type != 2) {
+            throw new IllegalArgumentException("memory window type " + type + " is not 1 or 2 (ibv_alloc_mw: EINVAL)");
+        }
+        int slot = windowsUsed.nextClearBit(0);
+        if (slot >= MAX_MW_INDEX - MAX_MR_INDEX) {
+            throw new IllegalStateException("all " + (MAX_MW_INDEX - MAX_MR_INDEX) + " memory window indices are in use");
+        }
+        AtomicReferenceArray<MemoryWindow> s = windowSlots;
+        if (slot >= s.length()) {
+            AtomicReferenceArray<MemoryWindow> grown = new AtomicReferenceArray<>(Math.max(s.length() * 2, slot + 1));
+            for (int i = 0; i < s.length(); i++) {
+                grown.set(i, s.get(i));
+            }
+            lastWindowKeyByte = grow(lastWindowKeyByte, grown.length());
+            windowSlots = s = grown;
+        }
+        int previous = lastWindowKeyByte[slot];
+        int keyByte = previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
+        lastWindowKeyByte[slot] = keyByte;
+        int index = MAX_MR_INDEX + 1 + slot;
+        MemoryWindow mw = new MemoryWindow(pd, type, index, index << 8 | keyByte);
+        windowsUsed.set(slot);
+        pd.retain();
+        s.set(slot, mw);
+        return mw;
+    }
+
+    /**
+     * Deallocates {@code mw} ({@code ibv_dealloc_mw}; allowed while bound, as in rxe): its key
+     * never resolves again, its region no longer counts it, its index is freed and its PD
+     * released.
+     *
+     * @throws IllegalStateException if {@code mw} is not a window of this table
+     */
+    public synchronized void deallocateWindow(MemoryWindow mw) {
+        int slot = mw.index() - MAX_MR_INDEX - 1;
+        AtomicReferenceArray<MemoryWindow> s = windowSlots;
+        if (slot < 0 || slot >= s.length() || s.get(slot) != mw) {
+            throw new IllegalStateException(mw + " is not allocated in this key table");
+        }
+        mw.deallocate();
+        s.set(slot, null);
+        windowsUsed.clear(slot);
+        mw.pd().release();
+    }
+
+    /** The allocated window whose current key is {@code rkey}, or {@code null}. Lock-free. */
+    public MemoryWindow lookupWindow(int rkey) {
+        int slot = (rkey >>> 8) - MAX_MR_INDEX - 1;
+        AtomicReferenceArray<MemoryWindow> s = windowSlots;
+        if (slot < 0 || slot >= s.length()) {
+            return null;
+        }
+        MemoryWindow mw = s.get(slot);
+        return mw != null && mw.rkey() == rkey ? mw : null;
+    }
+
+    /** True if {@code key}'s index is a memory window's, not a region's. */
+    public static boolean isWindowKey(int key) {
+        return (key >>> 8) > MAX_MR_INDEX;
+    }
+
+    /**
+     * Resolves the R_Key of a remote access (reference §8.3): a region's key is checked as
+     * {@link MemoryAccess#check} does; a window's against the window (bound and valid, the QP's PD,
+     * a type 2 window's own QP, its rights and bounds) and then its region. On success
+     * {@code out} holds the region and the address in its address space. Lock- and
+     * allocation-free.
+     *
+     * @param qpn the QP the request arrived on (a type 2 window serves only the QP it is bound to)
+     */
+    public AccessResult resolveRemote(int rkey, ProtectionDomain pd, int qpn, long va, long len, int access,
+                                      int alignment, RemoteKey out) {
+        if (!isWindowKey(rkey)) {
+            MemoryRegion mr = lookup(rkey);
+            AccessResult r = MemoryAccess.check(mr, pd, va, len, access, alignment);
+            if (r == AccessResult.OK) {
+                out.mr = mr;
+                out.va = va;
+            }
+            return r;
+        }
+        MemoryWindow mw = lookupWindow(rkey);
+        if (mw == null) {
+            return AccessResult.INVALID_KEY;
+        }
+        AccessResult r = mw.check(pd, qpn, va, len, access, out);
+        if (r != AccessResult.OK) {
+            return r;
+        }
+        if (!out.mr.isValid()) {
+            return AccessResult.INVALID_KEY;
+        }
+        if (alignment > 1 && Long.remainderUnsigned(out.va, alignment) != 0) {
+            return AccessResult.MISALIGNED;
+        }
+        return AccessResult.OK;
+    }
+
+    /**
+     * Binds {@code mw} (rxe's {@code rxe_check_bind_mw} order): to {@code [addr, addr + length)} of
+     * {@code mr} with {@code access}, as requested by QP {@code qpn} in {@code qpPd}; a type 2
+     * window takes the key byte of {@code newRkey}, a type 1 window takes {@code newRkey}. A
+     * zero length unbinds a type 1 window.
+     *
+     * @param currentRkey the key the request names the window by: it must be the window's
+     * @return {@code null} on success, or why the bind fails (MW_BIND_ERR)
+     */
+    public synchronized String bindWindow(MemoryWindow mw, int currentRkey, MemoryRegion mr, long addr, long length,
+                                          int access, int newRkey, int qpn, ProtectionDomain qpPd) {
+        if (mw.state() == MemoryWindow.State.INVALID || mw.rkey() != currentRkey) {
+            return "no memory window has key 0x" + Integer.toHexString(currentRkey);
+        }
+        if ((access & ~(AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC
+                | AccessFlags.LOCAL_WRITE | AccessFlags.ZERO_BASED)) != 0) {
+            return "access " + AccessFlags.describe(access) + " is not a window's";
+        }
+        if (mw.type() == 1) {
+            if ((access & AccessFlags.ZERO_BASED) != 0) {
+                return "a type 1 window cannot be zero-based (rxe)";
+            }
+        } else {
+            if (mw.state() != MemoryWindow.State.FREE) {
+                return "a bound type 2 window must be invalidated before it is bound again";
+            }
+            if (qpPd != mw.pd()) {
+                return "the QP's PD is not the window's";
+            }
+            if (mr == null || length == 0) {
+                return "a type 2 window is bound to a region and a non-zero length";
+            }
+        }
+        if (length == 0) { // type 1 unbind
+            mw.bind(null, 0, 0, 0, newRkey, qpn);
+            return null;
+        }
+        if (mr == null || !mr.isValid()) {
+            return "the region is not registered";
+        }
+        if (mr.pd() != mw.pd()) {
+            return "the region's PD is not the window's";
+        }
+        if ((mr.access() & AccessFlags.ZERO_BASED) != 0) {
+            return "windows cannot be bound to a zero-based region";
+        }
+        if ((mr.access() & AccessFlags.MW_BIND) == 0) {
+            return "the region was not registered with MW_BIND";
+        }
+        if ((access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) != 0
+                && (mr.access() & AccessFlags.LOCAL_WRITE) == 0) {
+            // The window may not let peers write what its owner registered as not locally writable.
+            return "a window with REMOTE_WRITE or REMOTE_ATOMIC needs a region with LOCAL_WRITE";
+        }
+        if (!mr.contains(addr, length)) {
+            return String.format("[0x%x, +%d) is not inside the region", addr, length);
+        }
+        mw.bind(mr, addr, length, access, mw.type() == 2 ? (mw.rkey() & ~0xFF) | (newRkey & 0xFF) : newRkey, qpn);
+        return null;
+    }
+
+    /**
+     * Local invalidation (LOCAL_INV) or remote invalidation (SEND with Invalidate) of a type 2
+     * window: it becomes FREE and its key stops granting access. A type 1 window, or one not bound,
+     * cannot be invalidated.
+     *
+     * @return {@code null} on success, or why not
+     */
+    public synchronized String invalidateWindow(int rkey, ProtectionDomain pd) {
+        MemoryWindow mw = lookupWindow(rkey);
+        if (mw == null) {
+            return "no memory window has key 0x" + Integer.toHexString(rkey);
+        }
+        if (mw.type() != 2) {
+            return "a type 1 window is not invalidated, it is unbound with a zero-length bind";
+        }
+        if (mw.state() != MemoryWindow.State.VALID) {
+            return "the window is not bound";
+        }
+        if (pd != null && pd != mw.pd()) {
+            return "the window is in another PD";
+        }
+        mw.invalidate();
+        return null;
+    }
+
+    /**
+     * LOCAL_INV of {@code rkey} by a QP in {@code pd}: a type 2 window (see
+     * {@link #invalidateWindow}). A region's key cannot be invalidated locally: rnic registers no
+     * fast-registration regions, and an ordinary region is refused as rxe refuses it.
+     *
+     * @return {@code null} on success, or why not (LOC_QP_OP_ERR)
+     */
+    public String invalidateLocal(int rkey, ProtectionDomain pd) {
+        if (!isWindowKey(rkey)) {
+            return lookup(rkey) == null ? "no memory region or window has key 0x" + Integer.toHexString(rkey)
+                    : "an ordinary memory region cannot be invalidated; deregister it";
+        }
+        return invalidateWindow(rkey, null); // no PD check: rxe does none for LOCAL_INV
+    }
+
+    /**
      * Deregisters {@code mr}: invalidates it (waiting for a copy in progress to finish, never for
      * a request that merely named the region), frees its index for reuse and releases its PD.
      *
      * @throws IllegalStateException if {@code mr} is not registered in this table, or already deregistered
      */
     public synchronized void deregister(MemoryRegion mr) {
+        if (mr.boundWindows() > 0) {
+            throw new IllegalStateException(mr + " has " + mr.boundWindows() + " memory window(s) bound: unbind or "
+                    + "invalidate them first (ibv_dereg_mr fails with EINVAL)");
+        }
         int index = mr.index();
         AtomicReferenceArray<MemoryRegion> s = slots;
         boolean remotelyInvalidated = invalidated.get(index) == mr;

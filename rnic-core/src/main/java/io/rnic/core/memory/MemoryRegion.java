@@ -44,6 +44,8 @@ public final class MemoryRegion {
     /** True for memory that can persist (a file mapping), which FLUSH_PERSISTENT forces to storage. */
     private final boolean persistent;
     private final AtomicInteger pins = new AtomicInteger();
+    /** Memory windows bound to the region: deregistration is refused while any is (rxe, EINVAL). */
+    private final AtomicInteger windows = new AtomicInteger();
 
     /**
      * Builds a region over {@code buffer[offset, offset + length)}; {@code offset} is an absolute
@@ -127,6 +129,19 @@ public final class MemoryRegion {
         }
     }
 
+    void windowBound() {
+        windows.incrementAndGet();
+    }
+
+    void windowUnbound() {
+        windows.decrementAndGet();
+    }
+
+    /** Memory windows bound to the region now. */
+    public int boundWindows() {
+        return windows.get();
+    }
+
     /** The protection domain the region belongs to. */
     public ProtectionDomain pd() {
         return pd;
@@ -147,7 +162,6 @@ public final class MemoryRegion {
         return key;
     }
 
-    /** The remote key; equal to the local key for MRs. */
     /**
      * Whether a peer's SEND with Invalidate may revoke this region's key: only fast-registered
      * regions (and memory windows) may be; a region registered with {@code reg_mr}, the only kind
@@ -157,6 +171,7 @@ public final class MemoryRegion {
         return false;
     }
 
+    /** The remote key; equal to the local key for MRs. */
     public int rkey() {
         return key;
     }

@@ -58,6 +58,12 @@ final class Posting {
         if (kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
             checkFlush(wr);
         }
+        if (kind.isLocal() && (wr.numSge() != 0 || inline)) {
+            throw new IllegalArgumentException(wr.opcode() + " is a local operation: it takes no SGEs or inline data");
+        }
+        if (wr.opcode() == io.rnic.verbs.WrOpcode.BIND_MW && wr.bindMwKey() == 0) {
+            throw new IllegalArgumentException("a BIND_MW names its memory window: set it with bindMw");
+        }
         if (kind.isAtomic() || kind.operation() == io.rnic.core.packet.Operation.ATOMIC_WRITE) {
             if (total != 8) {
                 throw new IllegalArgumentException(wr.opcode() + " needs exactly 8 bytes of local buffer, got " + total);
@@ -73,7 +79,7 @@ final class Posting {
                         wr.opcode(), wr.remoteAddr()));
             }
         }
-        if (qp.policy.headers().namesTargetSrq() && (wr.remoteSrqn() & ~0xFFFFFF) != 0) {
+        if (qp.policy.headers().namesTargetSrq() && !kind.isLocal() && (wr.remoteSrqn() & ~0xFFFFFF) != 0) {
             throw new IllegalArgumentException("a work request on " + qp.type + " QP 0x" + Integer.toHexString(qp.qpn)
                     + " must name the remote XRC SRQ (xrc(srqn), 24 bits), got " + wr.remoteSrqn());
         }
@@ -100,6 +106,10 @@ final class Posting {
             w.remoteQkey = wr.remoteQkey();
             w.remoteSrqn = wr.remoteSrqn();
             w.flushLength = wr.flushLength();
+            w.bindMwKey = wr.bindMwKey();
+            w.bindMrKey = wr.bindMrKey();
+            w.bindLength = wr.bindLength();
+            w.bindAccess = wr.bindAccess();
             w.flushPlacement = wr.flushPlacement();
             w.flushSelectivity = wr.flushSelectivity();
             if (inline) {

@@ -16,7 +16,8 @@ import java.util.Set;
  * the responder's memory region must grant, and the transports that allow it. One row per
  * opcode, so the requester, completer and responder never branch on work-request opcodes.
  *
- * @param operation      the packet operation (SEND, RDMA_WRITE, RDMA_READ_REQUEST, ...)
+ * @param operation      the packet operation (SEND, RDMA_WRITE, RDMA_READ_REQUEST, ...); {@code null} for a
+ *                       local operation (BIND_MW, LOCAL_INV), which sends no packet
  * @param immediate      carries ImmDt
  * @param invalidate     carries IETH
  * @param completion     the requester's completion opcode
@@ -53,6 +54,12 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
                 AccessFlags.REMOTE_WRITE, true, EnumSet.of(Transport.RC, Transport.XRC)));
         ROWS.put(WrOpcode.FLUSH, new RequestKind(Operation.FLUSH, false, false, WcOpcode.FLUSH,
                 0, true, EnumSet.of(Transport.RC, Transport.XRC)));
+        // Local operations: no packet (operation null), executed in order by the requester. The
+        // kernel allows BIND_MW on RC and UC, LOCAL_INV on RC; an XRC initiator posts them as RC does.
+        ROWS.put(WrOpcode.BIND_MW, new RequestKind(null, false, false, WcOpcode.BIND_MW, 0, false,
+                EnumSet.of(Transport.RC, Transport.UC, Transport.XRC)));
+        ROWS.put(WrOpcode.LOCAL_INV, new RequestKind(null, false, false, WcOpcode.LOCAL_INV, 0, false,
+                EnumSet.of(Transport.RC, Transport.XRC)));
     }
 
     /** The row of {@code op}, or {@code null} if this emulator does not carry it on the wire. */
@@ -68,6 +75,11 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
     /** True for the two atomics. */
     public boolean isAtomic() {
         return operation == Operation.COMPARE_SWAP || operation == Operation.FETCH_ADD;
+    }
+
+    /** True for an operation the HCA performs locally, sending nothing (BIND_MW, LOCAL_INV). */
+    public boolean isLocal() {
+        return operation == null;
     }
 
     /** True for RDMA READ. */

@@ -29,6 +29,8 @@ final class Requester {
         NEXT_WQE,
         /** Check the WQE's local buffers once before any packet goes out. */
         CHECK_LOCAL,
+        /** Execute a local operation (BIND_MW, LOCAL_INV) once everything before it has completed. */
+        LOCAL_OPERATION,
         /**
          * A datagram larger than the port MTU is not sent at all and completes successfully
          * (C10-93.1.1); its PSN is used up as if it had been.
@@ -126,9 +128,11 @@ final class Requester {
                 switch (s) {
                     case NEXT_WQE -> {
                         w = nextWqe();
-                        s = w == null ? State.WAIT : w.localChecked ? State.CHECK_FENCE : State.CHECK_LOCAL;
+                        s = w == null ? State.WAIT : w.kind.isLocal() ? State.LOCAL_OPERATION
+                                : w.localChecked ? State.CHECK_FENCE : State.CHECK_LOCAL;
                     }
                     case CHECK_LOCAL -> s = checkLocal(w);
+                    case LOCAL_OPERATION -> s = localOperation(w);
                     case SKIP_OVERSIZED -> s = skipOversized(w);
                     case CHECK_FENCE -> s = (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0
                             ? State.WAIT : State.CHECK_RD_ATOMIC;
@@ -412,6 +416,44 @@ final class Requester {
             return Position.FIRST;
         }
         return index == count - 1 ? Position.LAST : Position.MIDDLE;
+    }
+
+    /**
+     * BIND_MW or LOCAL_INV: executed once every earlier WQE has completed (rxe fences LOCAL_INV;
+     * a bind in order with the requests around it), sending nothing; a failure completes with
+     * MW_BIND_ERR or LOC_QP_OP_ERR and moves the QP to ERR (reference §7.1).
+     */
+    private State localOperation(SendWqe w) {
+        if (qp.sq.completed() != cursor) {
+            return State.WAIT; // the completer runs the requester again as earlier WQEs complete
+        }
+        var keys = qp.hca.keys();
+        boolean bind = w.kind.completion() == io.rnic.verbs.WcOpcode.BIND_MW;
+        String failure;
+        if (bind) {
+            io.rnic.core.memory.MemoryWindow mw = keys.lookupWindow(w.bindMwKey);
+            if (mw == null) {
+                failure = "no memory window has key 0x" + Integer.toHexString(w.bindMwKey);
+            } else if (mw.type() == 2 && qp.policy.headers().namesTargetSrq()) {
+                failure = "XRC has no type 2 memory windows (seed 001 §9.7.9.1)";
+            } else {
+                io.rnic.core.memory.MemoryRegion mr = w.bindMrKey == 0 ? null : keys.lookup(w.bindMrKey);
+                failure = w.bindMrKey != 0 && mr == null ? "no memory region has key 0x" + Integer.toHexString(w.bindMrKey)
+                        : keys.bindWindow(mw, w.bindMwKey, mr, w.remoteAddr, w.bindLength, w.bindAccess, w.rkey, qp.qpn,
+                                qp.pd);
+            }
+        } else {
+            failure = keys.invalidateLocal(w.invalidateRkey, qp.pd);
+        }
+        if (failure == null) {
+            cursor++;
+            qp.completions.completeSend(w, WcStatus.SUCCESS);
+            return State.NEXT_WQE;
+        }
+        WcStatus status = bind ? WcStatus.MW_BIND_ERR : WcStatus.LOC_QP_OP_ERR;
+        qp.hca.raise(new AsyncEvent(AsyncEvent.Type.QP_REQ_ERR, qp.qpn, w.opcode + " failed: " + failure));
+        qp.failWith(null, () -> qp.completions.completeSend(w, status));
+        return State.WAIT;
     }
 
     private void localErrorComplete(SendWqe w) {

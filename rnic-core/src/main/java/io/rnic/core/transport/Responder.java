@@ -91,6 +91,11 @@ final class Responder {
     private MemoryRegion readMr;
     /** The region an atomic being executed was checked against (pinned). */
     private MemoryRegion atomicMr;
+    /** Where the READ or atomic being executed accesses its region (a window's address translated). */
+    private long readVa;
+    private long atomicVa;
+    /** What an R_Key resolved to (reused). */
+    private final io.rnic.core.memory.RemoteKey remoteKey = new io.rnic.core.memory.RemoteKey();
     /** A positive ACK owed until the end of the receive batch ({@link #sendAck}). */
     private boolean ackOwed;
     private int owedAckPsn;
@@ -350,9 +355,13 @@ final class Responder {
             long len = Integer.toUnsignedLong(p.reth().dmaLength());
             int access = o == Operation.RDMA_WRITE ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ;
             MemoryRegion mr = null;
+            long at = va;
             if (len > 0) { // zero-length transfers name no memory and are not checked (C9-88)
-                mr = qp.hca.keys().lookup(p.reth().rkey());
-                AccessResult r = MemoryAccess.check(mr, target.pd(), va, len, access, 1);
+                // An MR's key, or a memory window's translated onto its region (reference §8.3).
+                AccessResult r = qp.hca.keys().resolveRemote(p.reth().rkey(), target.pd(), qp.qpn, va, len, access, 1,
+                        remoteKey);
+                mr = remoteKey.mr;
+                at = remoteKey.va;
                 // A WRITE pins its region packet by packet (execute); a READ for this packet only.
                 if (r != AccessResult.OK || (o == Operation.RDMA_READ_REQUEST ? !mr.pin() : !mr.isValid())) {
                     return error(ResponderError.REMOTE_ACCESS);
@@ -360,26 +369,18 @@ final class Responder {
             }
             if (o == Operation.RDMA_WRITE) {
                 writeMr = mr;
-                writeVa = va;
+                writeVa = at;
                 writeRemaining = len;
                 writeLength = len;
             } else {
                 readMr = mr;
+                readVa = at;
             }
             return State.EXECUTE;
         }
         if (o == Operation.ATOMIC_WRITE) {
-            long va = p.reth().virtualAddress();
-            MemoryRegion mr = qp.hca.keys().lookup(p.reth().rkey());
-            AccessResult r = MemoryAccess.check(mr, target.pd(), va, 8, AccessFlags.REMOTE_WRITE, 8);
-            if (r != AccessResult.OK) {
-                return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
-            }
-            if (!mr.pin()) {
-                return error(ResponderError.REMOTE_ACCESS);
-            }
-            atomicMr = mr;
-            return State.ATOMIC_WRITE_REPLY;
+            return checkEightBytes(p.reth().rkey(), p.reth().virtualAddress(), AccessFlags.REMOTE_WRITE,
+                    State.ATOMIC_WRITE_REPLY);
         }
         if (o == Operation.FLUSH) {
             // The R_Key is checked even for a zero-length range; a whole-region FLUSH ignores the RETH's range.
@@ -395,20 +396,8 @@ final class Responder {
             return State.FLUSH_REPLY;
         }
         if (o == Operation.COMPARE_SWAP || o == Operation.FETCH_ADD) {
-            long va = p.atomicEth().virtualAddress();
-            if ((va & 7) != 0) {
-                return error(ResponderError.MISALIGNED_ATOMIC);
-            }
-            MemoryRegion mr = qp.hca.keys().lookup(p.atomicEth().rkey());
-            AccessResult r = MemoryAccess.check(mr, target.pd(), va, 8, AccessFlags.REMOTE_ATOMIC, 8);
-            if (r != AccessResult.OK) {
-                return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
-            }
-            if (!mr.pin()) {
-                return error(ResponderError.REMOTE_ACCESS);
-            }
-            atomicMr = mr;
-            return State.ATOMIC_REPLY;
+            return checkEightBytes(p.atomicEth().rkey(), p.atomicEth().virtualAddress(), AccessFlags.REMOTE_ATOMIC,
+                    State.ATOMIC_REPLY);
         }
         // SEND: the receive WQE's own buffers and size.
         if (op.position().startsMessage()) {
@@ -425,6 +414,26 @@ final class Responder {
             return error(ResponderError.RECEIVE_TOO_SHORT);
         }
         return State.EXECUTE;
+    }
+
+    /**
+     * The 8-byte target of an atomic or ATOMIC WRITE: aligned (else Invalid Request, as rxe), then
+     * the R_Key (a region's, or a window's translated) with {@code access}; pinned for the execution.
+     */
+    private State checkEightBytes(int rkey, long va, int access, State next) {
+        if ((va & 7) != 0) {
+            return error(ResponderError.MISALIGNED_ATOMIC);
+        }
+        AccessResult r = qp.hca.keys().resolveRemote(rkey, target.pd(), qp.qpn, va, 8, access, 8, remoteKey);
+        if (r != AccessResult.OK) {
+            return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
+        }
+        if (!remoteKey.mr.pin()) {
+            return error(ResponderError.REMOTE_ACCESS);
+        }
+        atomicMr = remoteKey.mr;
+        atomicVa = remoteKey.va;
+        return next;
     }
 
     private State execute(RocePacket p) {
@@ -498,7 +507,7 @@ final class Responder {
         MemoryRegion mr = readMr;
         readMr = null;
         try {
-            sendReadResponses(r, psn, va, len, mr);
+            sendReadResponses(r, psn, readVa, len, mr);
         } finally {
             if (mr != null) {
                 mr.unpin();
@@ -536,8 +545,8 @@ final class Responder {
             // Atomics on one device are serialised (reference §8.3).
             synchronized (qp.hca.atomicLock()) {
                 original = p.opcode().operation() == Operation.COMPARE_SWAP
-                        ? mr.compareAndSwap(va, p.atomicEth().compare(), p.atomicEth().swapAdd())
-                        : mr.fetchAndAdd(va, p.atomicEth().swapAdd());
+                        ? mr.compareAndSwap(atomicVa, p.atomicEth().compare(), p.atomicEth().swapAdd())
+                        : mr.fetchAndAdd(atomicVa, p.atomicEth().swapAdd());
             }
         } finally {
             mr.unpin();
@@ -570,7 +579,7 @@ final class Responder {
         try {
             long bytes = p.buffer().getLongLE(p.payloadOffset()); // memory order on both ends: no swap
             synchronized (qp.hca.atomicLock()) {
-                mr.putLong(va, bytes);
+                mr.putLong(atomicVa, bytes);
             }
         } finally {
             mr.unpin();
@@ -801,16 +810,19 @@ final class Responder {
             return State.DONE;
         }
         MemoryRegion mr = null;
+        long at = va;
         if (r.length > 0) {
-            mr = qp.hca.keys().lookup(r.rkey);
-            AccessResult check = MemoryAccess.check(mr, r.pd, va, len, AccessFlags.REMOTE_READ, 1);
+            AccessResult check = qp.hca.keys().resolveRemote(r.rkey, r.pd, qp.qpn, va, len, AccessFlags.REMOTE_READ, 1,
+                    remoteKey);
+            mr = remoteKey.mr;
+            at = remoteKey.va;
             if (check != AccessResult.OK || !mr.pin()) {
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
                 return State.DONE;
             }
         }
         try {
-            sendReadResponses(r, psn, va, len, mr);
+            sendReadResponses(r, psn, at, len, mr);
         } finally {
             if (mr != null) {
                 mr.unpin();

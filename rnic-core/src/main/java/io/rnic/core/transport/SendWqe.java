@@ -49,6 +49,11 @@ public final class SendWqe {
     int remoteSrqn;
     /** FLUSH: the range's length, placement type and selectivity (FETH). */
     long flushLength;
+    /** BIND_MW: the window's current key, the region's key, the window's length and rights. */
+    int bindMwKey;
+    int bindMrKey;
+    long bindLength;
+    int bindAccess;
     int flushPlacement;
     int flushSelectivity;
     int remoteQkey;
