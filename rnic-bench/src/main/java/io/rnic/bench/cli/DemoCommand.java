@@ -115,7 +115,7 @@ public final class DemoCommand extends ParsedCommand {
             DemoScenario demo = switch (type) {
                 case UD -> new UdDemo(pair, out);
                 case XRC_SEND -> new XrcDemo(pair, out, !faults.isNone());
-                default -> new ConnectedDemo(pair, out);
+                default -> new ConnectedDemo(pair, out, !faults.isNone());
             };
             out.println(demo.describe());
             failed = demo.run();

@@ -11,13 +11,14 @@ import java.io.PrintStream;
 import java.util.function.Function;
 
 /**
- * {@code rnic soak}: a long run of the mixed RC workload (SEND, WRITE, READ, CMP_SWAP,
+ * {@code rnic soak}: a long run of the mixed RC workload (SEND, WRITE, READ, CMP_SWAP, ATOMIC WRITE, FLUSH,
  * FETCH_ADD) through seeded faults, every byte and completion verified.
  */
 public final class SoakCommand extends ParsedCommand {
     private final ArgParser parser = new ArgParser("rnic soak", "[options]")
             .description("""
-                    Runs N mixed RC (or XRC) operations (SEND, RDMA WRITE, RDMA READ, CMP_SWAP, FETCH_ADD; single- and
+                    Runs N mixed RC (or XRC) operations (SEND, RDMA WRITE, RDMA READ, CMP_SWAP, FETCH_ADD, ATOMIC WRITE,
+                    FLUSH; single- and
                     multi-packet) 32 deep between two emulated HCAs, through seeded loss, reordering,
                     duplication and corruption, verifies every byte and completion and that every FETCH_ADD
                     executed exactly once, and prints the retransmission, duplicate, NAK and RNR counters.
@@ -86,8 +87,9 @@ public final class SoakCommand extends ParsedCommand {
                 r = new MixedWorkload(p, seed).run(ops, progress);
             }
             double secs = (System.nanoTime() - wall) / 1e9;
-            out.printf("%d operations (%d SEND, %d WRITE, %d READ, %d CMP_SWAP, %d FETCH_ADD) in %.1f s%s%n", r.ops(), r.sends(),
-                    r.writes(), r.reads(), r.compareSwaps(), r.fetchAdds(), secs,
+            out.printf("%d operations (%d SEND, %d WRITE, %d READ, %d CMP_SWAP, %d FETCH_ADD, %d ATOMIC_WRITE, %d FLUSH) "
+                    + "in %.1f s%s%n", r.ops(), r.sends(), r.writes(), r.reads(), r.compareSwaps(), r.fetchAdds(),
+                    r.atomicWrites(), r.flushes(), secs,
                     p.sim() == null ? "" : String.format(", %.3f s of virtual time", p.sim().scheduler().nanoTime() / 1e9));
             DemoCommand.printCounters(out, "requester", p.a.counters().nonZero());
             DemoCommand.printCounters(out, "responder", p.b.counters().nonZero());

@@ -134,7 +134,9 @@ public final class DemoPair implements AutoCloseable {
             qpA = pdA.createQp(new QpInitAttributes(type, cqA, cqA, CAPS, false, true));
             qpB = pdB.createQp(new QpInitAttributes(type, cqB, cqB, CAPS, false, true));
         }
-        int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+        // MW_BIND and FLUSH_GLOBAL: memory windows may be bound to B's region, and FLUSHes reach it.
+        int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC
+                | AccessFlags.MW_BIND | AccessFlags.FLUSH_GLOBAL;
         mrA = pdA.registerMemory(bufA, access);
         mrB = pdB.registerMemory(bufB, access);
         java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
@@ -142,7 +144,8 @@ public final class DemoPair implements AutoCloseable {
             Connections.readyDatagram(qpA, QKEY, r.nextInt(1 << 24));
             Connections.readyDatagram(qpB, QKEY, r.nextInt(1 << 24));
         } else {
-            Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24), options);
+            Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24),
+                    options.withAccess(options.accessFlags() | AccessFlags.FLUSH_GLOBAL));
         }
     }
 

@@ -39,7 +39,7 @@ public final class XrcDemo extends ConnectedDemo {
      *               be lost, and its initiator runs out of retries instead of reading the NAK
      */
     public XrcDemo(DemoPair pair, PrintStream out, boolean faults) {
-        super(pair, out);
+        super(pair, out, faults);
         this.faults = faults;
         pd2 = pair.b.allocPd();
         mr2 = pd2.registerMemory(buf2, io.rnic.verbs.AccessFlags.LOCAL_WRITE | io.rnic.verbs.AccessFlags.REMOTE_WRITE

@@ -26,17 +26,18 @@ public final class MixedWorkload {
     static final int MAX_LEN = 12 * 1024;
     static final int RECV_BASE = WINDOW * SLOT;
     static final int CAS_BASE = DemoPair.BUFFER - 4096;
+    static final int ATOMIC_WRITE_BASE = DemoPair.BUFFER - 2048;
     static final int FAA_COUNTER = DemoPair.BUFFER - 8;
 
     /** What a run did. */
     public record Result(long ops, long sends, long writes, long reads, long compareSwaps, long fetchAdds,
-                         long failures, String firstFailure) {
+                         long atomicWrites, long flushes, long failures, String firstFailure) {
         public boolean ok() {
             return failures == 0;
         }
     }
 
-    private enum Kind { SEND, WRITE, READ, CAS, FAA }
+    private enum Kind { SEND, WRITE, READ, CAS, FAA, ATOMIC_WRITE, FLUSH }
 
     private final DemoPair p;
     private final SplittableRandom random;
@@ -57,6 +58,8 @@ public final class MixedWorkload {
     private long reads;
     private long cas;
     private long faa;
+    private long atomicWrites;
+    private long flushes;
     private long failures;
     private String firstFailure;
 
@@ -129,7 +132,7 @@ public final class MixedWorkload {
                         + faaOriginals.cardinality() + " distinct originals");
             }
         }
-        return new Result(completed, sends, writes, reads, cas, faa, failures, firstFailure);
+        return new Result(completed, sends, writes, reads, cas, faa, atomicWrites, flushes, failures, firstFailure);
     }
 
     private void postRecv() {
@@ -157,7 +160,8 @@ public final class MixedWorkload {
         int slot = (int) (op % WINDOW);
         int off = slot * SLOT;
         int roll = random.nextInt(100);
-        Kind k = roll < 30 ? Kind.SEND : roll < 55 ? Kind.WRITE : roll < 80 ? Kind.READ : roll < 90 ? Kind.CAS : Kind.FAA;
+        Kind k = roll < 30 ? Kind.SEND : roll < 53 ? Kind.WRITE : roll < 76 ? Kind.READ : roll < 85 ? Kind.CAS
+                : roll < 94 ? Kind.FAA : roll < 97 ? Kind.ATOMIC_WRITE : Kind.FLUSH;
         int len = random.nextBoolean() ? random.nextInt(257) : random.nextInt(MAX_LEN + 1);
         kinds[slot] = k;
         lengths[slot] = len;
@@ -188,6 +192,20 @@ public final class MixedWorkload {
                 p.postA(swr.opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(p.mrA.address() + off, 8, p.mrA.lkey())
                         .atomic(p.mrB.address() + CAS_BASE + slot * 8L, p.mrB.rkey(), v, ~v));
                 cas++;
+            }
+            case ATOMIC_WRITE -> {
+                long v = random.nextLong();
+                casValue[slot] = v;
+                leA.putLong(off, v);
+                p.postA(swr.sge(p.mrA.address() + off, 8, p.mrA.lkey())
+                        .atomicWrite(p.mrB.address() + ATOMIC_WRITE_BASE + slot * 8L, p.mrB.rkey()));
+                atomicWrites++;
+            }
+            case FLUSH -> {
+                // After the WRITEs before it, over a slot's worth of B's region: global visibility.
+                p.postA(swr.flush(p.mrB.address() + off, p.mrB.rkey(), len, SendWorkRequest.FLUSH_GLOBAL,
+                        SendWorkRequest.FLUSH_RANGE));
+                flushes++;
             }
             case FAA -> {
                 p.postA(swr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(p.mrA.address() + off, 8, p.mrA.lkey())
@@ -221,6 +239,17 @@ public final class MixedWorkload {
                 long v = casValue[slot];
                 if (leA.getLong(off) != v || leB.getLong(CAS_BASE + slot * 8) != ~v) {
                     fail("CMP_SWAP op " + op + ": original " + leA.getLong(off) + ", expected " + v);
+                }
+            }
+            case ATOMIC_WRITE -> {
+                if (leB.getLong(ATOMIC_WRITE_BASE + slot * 8) != casValue[slot]) {
+                    fail("ATOMIC_WRITE op " + op + ": remote value " + leB.getLong(ATOMIC_WRITE_BASE + slot * 8)
+                            + ", expected " + casValue[slot]);
+                }
+            }
+            case FLUSH -> {
+                if (c.opcode() != io.rnic.verbs.WcOpcode.FLUSH || c.byteLen() != len) {
+                    fail("FLUSH op " + op + ": " + c);
                 }
             }
             case FAA -> {

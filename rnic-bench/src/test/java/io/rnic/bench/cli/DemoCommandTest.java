@@ -22,7 +22,7 @@ class DemoCommandTest {
     void demoOnTheSimulatedNetworkPassesEveryCheck() {
         CliRun r = CliRun.rnic("demo", "--wire", "sim");
         assertEquals(0, r.status(), r.out() + r.err());
-        assertTrue(r.out().contains("28 checks passed, 0 failed"), r.out());
+        assertTrue(r.out().contains("42 checks passed, 0 failed"), r.out());
     }
 
     @Test
@@ -31,7 +31,7 @@ class DemoCommandTest {
         CliRun r = CliRun.rnic("demo", "--ip-a", "127.0.83.2", "--ip-b", "127.0.83.3", "--pcap", pcap.toString());
         assertEquals(0, r.status(), r.out() + r.err());
         assertTrue(r.out().contains("0 failed"), r.out());
-        assertTrue(r.out().contains("rdma_recvs=4"), r.out());
+        assertTrue(r.out().contains("rdma_recvs=5"), r.out());
 
         CliRun d = CliRun.rnic("decode", "-q", pcap.toString());
         assertEquals(0, d.status(), d.out() + d.err());
@@ -41,7 +41,7 @@ class DemoCommandTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"rc, 28", "uc, 22", "ud, 19", "xrc, 44"})
+    @CsvSource({"rc, 42", "uc, 22", "ud, 19", "xrc, 47"})
     void demoOfEachTransportOnTheSimulatedNetworkPassesEveryCheck(String transport, int checks) {
         CliRun r = CliRun.rnic("demo", "--wire", "sim", "--transport", transport);
         assertEquals(0, r.status(), r.out() + r.err());
@@ -73,7 +73,7 @@ class DemoCommandTest {
         CliRun r = CliRun.rnic("demo", "--transport", "xrc", "--ip-a", "127.0.83.6", "--ip-b", "127.0.83.7", "--pcap",
                 pcap.toString());
         assertEquals(0, r.status(), r.out() + r.err());
-        assertTrue(r.out().contains("44 checks passed, 0 failed"), r.out());
+        assertTrue(r.out().contains("47 checks passed, 0 failed"), r.out());
         assertTrue(r.out().contains("xrc_domain_violations=1"), r.out());
         CliRun d = CliRun.rnic("decode", "-q", pcap.toString());
         assertEquals(0, d.status(), d.out() + d.err());
@@ -86,7 +86,7 @@ class DemoCommandTest {
         CliRun r = CliRun.rnic("demo", "--wire", "sim", "--transport", "xrc", "--loss", "0.05", "--reorder", "0.05",
                 "--dup", "0.02", "--seed", "3");
         assertEquals(0, r.status(), r.out() + r.err());
-        assertTrue(r.out().contains("44 checks passed, 0 failed"), r.out());
+        assertTrue(r.out().contains("47 checks passed, 0 failed"), r.out());
     }
 
     private static void wireCheck(Path pcap, String mtu) throws Exception {

@@ -24,7 +24,11 @@ class SoakTest {
             MixedWorkload.Result r = new MixedWorkload(p, 7).run(100_000);
             assertTrue(r.ok(), r.firstFailure());
             assertEquals(100_000, r.ops());
-            assertTrue(r.sends() > 0 && r.writes() > 0 && r.reads() > 0 && r.compareSwaps() > 0 && r.fetchAdds() > 0, r.toString());
+            assertTrue(r.sends() > 0 && r.writes() > 0 && r.reads() > 0 && r.compareSwaps() > 0 && r.fetchAdds() > 0
+                    && r.atomicWrites() > 0 && r.flushes() > 0, r.toString());
+            // Retried ATOMIC WRITEs and FLUSHes are answered, never executed again (reference §5.8).
+            assertEquals(r.atomicWrites(), p.b.counters().get(Counter.ATOMIC_WRITES_EXECUTED));
+            assertEquals(r.flushes(), p.b.counters().get(Counter.FLUSHES_EXECUTED));
             var a = p.a.counters();
             var b = p.b.counters();
             assertTrue(a.get(Counter.RETRANSMITTED_PKTS) > 0 && b.get(Counter.DUPLICATE_REQUEST) > 0
