@@ -68,6 +68,23 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
+     * Allocates a region without memory for fast registration through the send queue (the
+     * kernel's {@code ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, ...)}).
+     *
+     * @param maxLength the largest length a registration of it may have
+     * @return the region, free
+     * @throws IllegalArgumentException if {@code maxLength} is not positive or exceeds max_mr_size
+     * @throws IllegalStateException if the PD is closed or no region index is free
+     */
+    public FastMemoryRegion allocMr(int maxLength) {
+        checkOpen();
+        if (maxLength > device.queryDevice().maxMrSize()) {
+            throw new IllegalArgumentException("region of " + maxLength + " bytes exceeds max_mr_size");
+        }
+        return new FastMemoryRegion(this, device.hca().keys().allocateFastRegion(core, maxLength));
+    }
+
+    /**
      * Allocates a memory window in this PD ({@code ibv_alloc_mw}).
      *
      * @param type 1 (bound with {@link QueuePair#bindMw}) or 2 (bound with a BIND_MW work request,

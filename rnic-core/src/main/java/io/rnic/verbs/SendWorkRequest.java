@@ -126,6 +126,33 @@ public final class SendWorkRequest extends WorkRequest {
     }
 
     /**
+     * Makes this a REG_MR, a fast registration (the kernel's {@code IB_WR_REG_MR}): once the work
+     * requests before it have completed, the memory last {@link FastMemoryRegion#map mapped} into
+     * {@code mr} is registered at {@code iova} with {@code access} under {@code newKey} (only the
+     * key byte may differ from the region's key; derive it with {@link MemoryWindow#incRkey}). The
+     * region must be free: allocated, or invalidated since its last registration. Completes as
+     * {@link WcOpcode#REG_MR}; a failure as {@link WcStatus#LOC_QP_OP_ERR}, and the QP moves to
+     * ERR. No SGEs.
+     *
+     * @param mr      the region, of this QP's PD
+     * @param newKey  the key it will have (lkey and rkey)
+     * @param iova    the virtual address of its first byte
+     * @param access  its {@link AccessFlags}
+     * @return {@code this}
+     */
+    public SendWorkRequest regMr(FastMemoryRegion mr, int newKey, long iova, int access) {
+        if (mr == null) {
+            throw new IllegalArgumentException("a REG_MR names its region");
+        }
+        this.opcode = WrOpcode.REG_MR;
+        this.bindMrKey = mr.lkey();
+        this.rkey = newKey;
+        this.remoteAddr = iova;
+        this.bindAccess = access;
+        return this;
+    }
+
+    /**
      * A BIND_MW's window key.
      *
      * @return the current key of the window being bound

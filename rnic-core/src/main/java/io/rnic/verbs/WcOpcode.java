@@ -25,6 +25,8 @@ public enum WcOpcode {
     FLUSH(8),
     /** Requester: ATOMIC WRITE. */
     ATOMIC_WRITE(9),
+    /** Requester: fast registration, the kernel's {@code IB_WC_REG_MR} (libibverbs has none). */
+    REG_MR(10),
     /** Responder: an incoming SEND (any variant) consumed a receive WQE. */
     RECV(128),
     /** Responder: an incoming RDMA WRITE with Immediate consumed a receive WQE. */

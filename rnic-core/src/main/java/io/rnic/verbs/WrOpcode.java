@@ -32,7 +32,12 @@ public enum WrOpcode {
     /** FLUSH. */
     FLUSH(14),
     /** ATOMIC WRITE. */
-    ATOMIC_WRITE(15);
+    ATOMIC_WRITE(15),
+    /**
+     * Fast registration of a region allocated without memory: the kernel's {@code IB_WR_REG_MR}
+     * (libibverbs has no user-space equivalent; rnic offers it to Java applications).
+     */
+    REG_MR(0x20);
 
     // values() clones its array on every call; keep one copy for the lookup.
     private static final WrOpcode[] ALL = values();

@@ -28,7 +28,7 @@ class XrcTransportContractTest extends TransportContractTest {
         return EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV, WrOpcode.RDMA_WRITE,
                 WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
                 WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_WRITE, WrOpcode.FLUSH,
-                WrOpcode.BIND_MW, WrOpcode.LOCAL_INV);
+                WrOpcode.BIND_MW, WrOpcode.LOCAL_INV, WrOpcode.REG_MR);
     }
 
     @Override

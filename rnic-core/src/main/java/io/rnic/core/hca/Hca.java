@@ -222,7 +222,7 @@ public final class Hca {
         if (mr == null || mr.pd() != pd || !mr.remotelyInvalidatable()) {
             return false;
         }
-        return keys.invalidate(mr);
+        return keys.invalidateFast(mr);
     }
 
     /**

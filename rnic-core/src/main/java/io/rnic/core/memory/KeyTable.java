@@ -32,6 +32,9 @@ public final class KeyTable {
     /** Memory windows use the indices above the regions', up to this one (rxe: 2^19 + 1 .. 2^20). */
     public static final int MAX_MW_INDEX = 1 << 20;
 
+    /** Fast-registration regions by index (their registrations live in {@link #slots} while in force). */
+    private final java.util.Map<Integer, FastRegion> fastRegions = new java.util.HashMap<>();
+
     /** Windows by index − {@link #MAX_MR_INDEX} − 1; grown by copy, read without a lock. */
     private volatile AtomicReferenceArray<MemoryWindow> windowSlots = new AtomicReferenceArray<>(16);
     private final BitSet windowsUsed = new BitSet();
@@ -43,8 +46,6 @@ public final class KeyTable {
     private volatile AtomicReferenceArray<MemoryRegion> slots = new AtomicReferenceArray<>(INITIAL_SLOTS);
     // The fields below are only touched with the table's lock held.
     private final BitSet used = new BitSet();
-    /** Regions whose key was invalidated remotely, by index, until they are deregistered. */
-    private final java.util.Map<Integer, MemoryRegion> invalidated = new java.util.HashMap<>();
     /** The key byte last used at each index, or -1 if the index was never used. */
     private int[] lastKeyByte = grow(new int[0], INITIAL_SLOTS);
     private long nextAddress = FIRST_SYNTHETIC_VA;
@@ -352,17 +353,123 @@ public final class KeyTable {
 
     /**
      * LOCAL_INV of {@code rkey} by a QP in {@code pd}: a type 2 window (see
-     * {@link #invalidateWindow}). A region's key cannot be invalidated locally: rnic registers no
-     * fast-registration regions, and an ordinary region is refused as rxe refuses it.
+     * {@link #invalidateWindow}) or a fast registration (see {@link #invalidateFast}). An ordinary
+     * region is refused, as rxe refuses it.
      *
      * @return {@code null} on success, or why not (LOC_QP_OP_ERR)
      */
     public String invalidateLocal(int rkey, ProtectionDomain pd) {
         if (!isWindowKey(rkey)) {
-            return lookup(rkey) == null ? "no memory region or window has key 0x" + Integer.toHexString(rkey)
-                    : "an ordinary memory region cannot be invalidated; deregister it";
+            MemoryRegion mr = lookup(rkey);
+            if (mr == null) {
+                return "no memory region or window has key 0x" + Integer.toHexString(rkey);
+            }
+            if (!mr.remotelyInvalidatable()) {
+                return "an ordinary memory region cannot be invalidated; deregister it";
+            }
+            return invalidateFast(mr) ? null : "the fast registration is not in force";
         }
         return invalidateWindow(rkey, null); // no PD check: rxe does none for LOCAL_INV
+    }
+
+    /**
+     * Allocates a region without memory for fast registration, in {@code pd}, of at most
+     * {@code maxLength} bytes: an index and a key, no registration yet (FREE).
+     *
+     * @throws IllegalArgumentException if {@code maxLength} is not positive
+     * @throws IllegalStateException if all indices are in use
+     */
+    public synchronized FastRegion allocateFastRegion(ProtectionDomain pd, int maxLength) {
+        if (maxLength <= 0) {
+            throw new IllegalArgumentException("a fast-registration region's max length " + maxLength + " must be positive");
+        }
+        int index = used.nextClearBit(1);
+        if (index > maxIndex) {
+            throw new IllegalStateException("key table is full: all " + maxIndex + " memory region indices are in use");
+        }
+        ensureCapacity(index);
+        int previous = lastKeyByte[index];
+        int keyByte = previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
+        lastKeyByte[index] = keyByte;
+        used.set(index);
+        count++;
+        pd.retain();
+        FastRegion fr = new FastRegion(pd, index, maxLength, index << 8 | keyByte);
+        fastRegions.put(index, fr);
+        return fr;
+    }
+
+    /** The fast-registration region with index {@code index}, or {@code null}. */
+    public synchronized FastRegion fastRegion(int index) {
+        return fastRegions.get(index);
+    }
+
+    /**
+     * REG_MR: registers the memory mapped into {@code fr} at {@code va} with {@code access} under
+     * {@code newKey}, as requested by a QP in {@code qpPd} (rxe's order: the region FREE, the same
+     * PD, only the key byte changed).
+     *
+     * @return {@code null} on success, or why not (LOC_QP_OP_ERR)
+     */
+    public synchronized String fastRegister(FastRegion fr, int newKey, long va, int access, ProtectionDomain qpPd) {
+        if (fr.current() != null) {
+            return "the region is registered: invalidate it before registering it again";
+        }
+        if (fr.pd() != qpPd) {
+            return "the QP's PD is not the region's";
+        }
+        if ((newKey >>> 8) != fr.index()) {
+            return "only the key byte may change: key 0x" + Integer.toHexString(newKey) + " is not index "
+                    + fr.index() + "'s";
+        }
+        if (fr.buffer() == null) {
+            return "no memory is mapped into the region";
+        }
+        MemoryRegion mr;
+        try {
+            mr = new MemoryRegion(fr.pd(), fr.buffer(), fr.offset(), fr.length(), va, access, newKey, false, true);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        lastKeyByte[fr.index()] = newKey & 0xFF;
+        fr.registered(mr);
+        slots.set(fr.index(), mr);
+        return null;
+    }
+
+    /**
+     * LOCAL_INV or remote invalidation of fast registration {@code mr}: its key stops resolving,
+     * copies in progress finish first, and its fast-registration region is FREE again.
+     *
+     * @return false if {@code mr} is not the registration in force
+     */
+    public synchronized boolean invalidateFast(MemoryRegion mr) {
+        FastRegion fr = fastRegions.get(mr.index());
+        if (fr == null || fr.current() != mr || slots.get(mr.index()) != mr) {
+            return false;
+        }
+        slots.set(mr.index(), null);
+        mr.invalidate();
+        fr.freed();
+        return true;
+    }
+
+    /** Frees fast-registration region {@code fr} (and its registration, if one is in force). */
+    public synchronized void deallocateFastRegion(FastRegion fr) {
+        if (fastRegions.get(fr.index()) != fr) {
+            throw new IllegalStateException("fast-registration region " + fr.index() + " is not allocated here");
+        }
+        MemoryRegion mr = fr.current();
+        if (mr != null) {
+            if (mr.boundWindows() > 0) {
+                throw new IllegalStateException(mr + " has memory windows bound");
+            }
+            invalidateFast(mr);
+        }
+        fastRegions.remove(fr.index());
+        used.clear(fr.index());
+        count--;
+        fr.pd().release();
     }
 
     /**
@@ -378,35 +485,16 @@ public final class KeyTable {
         }
         int index = mr.index();
         AtomicReferenceArray<MemoryRegion> s = slots;
-        boolean remotelyInvalidated = invalidated.get(index) == mr;
-        if (!remotelyInvalidated && (index >= s.length() || s.get(index) != mr)) {
+        if (index >= s.length() || s.get(index) != mr || fastRegions.containsKey(index)) {
             throw new IllegalStateException(mr + " is not registered in this key table");
         }
         if (!mr.invalidate()) {
             throw new IllegalStateException(mr + " is already deregistered");
         }
         s.set(index, null);
-        invalidated.remove(index);
         used.clear(index);
         count--;
         mr.pd().release();
-    }
-
-    /**
-     * Remote invalidation (SEND with Invalidate): the region's key stops resolving, so every
-     * later access by that key fails, while the index stays reserved until the application
-     * deregisters the region. Returns false if {@code mr} is not registered here or already
-     * invalidated.
-     */
-    public synchronized boolean invalidate(MemoryRegion mr) {
-        int index = mr.index();
-        AtomicReferenceArray<MemoryRegion> s = slots;
-        if (index >= s.length() || s.get(index) != mr) {
-            return false;
-        }
-        s.set(index, null); // the index stays marked used: deregister() frees it
-        invalidated.put(index, mr);
-        return true;
     }
 
     /**

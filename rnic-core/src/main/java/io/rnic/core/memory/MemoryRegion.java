@@ -43,6 +43,8 @@ public final class MemoryRegion {
     private final int access;
     /** True for memory that can persist (a file mapping), which FLUSH_PERSISTENT forces to storage. */
     private final boolean persistent;
+    /** True for a fast registration (REG_MR), which LOCAL_INV and a peer's SEND with Invalidate revoke. */
+    private final boolean fastRegistered;
     private final AtomicInteger pins = new AtomicInteger();
     /** Memory windows bound to the region: deregistration is refused while any is (rxe, EINVAL). */
     private final AtomicInteger windows = new AtomicInteger();
@@ -61,6 +63,11 @@ public final class MemoryRegion {
      */
     MemoryRegion(ProtectionDomain pd, ByteBuffer buffer, int offset, int length, long va, int access, int key,
                  boolean persistent) {
+        this(pd, buffer, offset, length, va, access, key, persistent, false);
+    }
+
+    MemoryRegion(ProtectionDomain pd, ByteBuffer buffer, int offset, int length, long va, int access, int key,
+                 boolean persistent, boolean fastRegistered) {
         if (pd == null) {
             throw new IllegalArgumentException("memory region needs a protection domain, got null");
         }
@@ -106,6 +113,7 @@ public final class MemoryRegion {
         this.access = access;
         this.key = key;
         this.persistent = persistent;
+        this.fastRegistered = fastRegistered;
     }
 
     /** True if the region maps a file that FLUSH to persistence forces to storage. */
@@ -163,12 +171,12 @@ public final class MemoryRegion {
     }
 
     /**
-     * Whether a peer's SEND with Invalidate may revoke this region's key: only fast-registered
-     * regions (and memory windows) may be; a region registered with {@code reg_mr}, the only kind
-     * rnic makes so far, may not (rxe refuses any region not of type {@code IB_MR_TYPE_MEM_REG}).
+     * Whether LOCAL_INV or a peer's SEND with Invalidate may revoke this region's key: only a
+     * fast registration (REG_MR) may be (and memory windows); a region registered with
+     * {@code reg_mr} may not (rxe refuses any region not of type {@code IB_MR_TYPE_MEM_REG}).
      */
     public boolean remotelyInvalidatable() {
-        return false;
+        return fastRegistered;
     }
 
     /** The remote key; equal to the local key for MRs. */

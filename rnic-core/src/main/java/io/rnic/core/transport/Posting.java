@@ -64,6 +64,9 @@ final class Posting {
         if (wr.opcode() == io.rnic.verbs.WrOpcode.BIND_MW && wr.bindMwKey() == 0) {
             throw new IllegalArgumentException("a BIND_MW names its memory window: set it with bindMw");
         }
+        if (wr.opcode() == io.rnic.verbs.WrOpcode.REG_MR && wr.bindMrKey() == 0) {
+            throw new IllegalArgumentException("a REG_MR names its region: set it with regMr");
+        }
         if (kind.isAtomic() || kind.operation() == io.rnic.core.packet.Operation.ATOMIC_WRITE) {
             if (total != 8) {
                 throw new IllegalArgumentException(wr.opcode() + " needs exactly 8 bytes of local buffer, got " + total);

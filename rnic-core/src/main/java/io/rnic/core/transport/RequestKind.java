@@ -60,6 +60,8 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
                 EnumSet.of(Transport.RC, Transport.UC, Transport.XRC)));
         ROWS.put(WrOpcode.LOCAL_INV, new RequestKind(null, false, false, WcOpcode.LOCAL_INV, 0, false,
                 EnumSet.of(Transport.RC, Transport.XRC)));
+        ROWS.put(WrOpcode.REG_MR, new RequestKind(null, false, false, WcOpcode.REG_MR, 0, false,
+                EnumSet.of(Transport.RC, Transport.XRC)));
     }
 
     /** The row of {@code op}, or {@code null} if this emulator does not carry it on the wire. */

@@ -419,9 +419,9 @@ final class Requester {
     }
 
     /**
-     * BIND_MW or LOCAL_INV: executed once every earlier WQE has completed (rxe fences LOCAL_INV;
-     * a bind in order with the requests around it), sending nothing; a failure completes with
-     * MW_BIND_ERR or LOC_QP_OP_ERR and moves the QP to ERR (reference §7.1).
+     * BIND_MW, LOCAL_INV or REG_MR: executed once every earlier WQE has completed (rxe fences
+     * LOCAL_INV; the others in order with the requests around them), sending nothing; a failure
+     * completes with MW_BIND_ERR (a bind) or LOC_QP_OP_ERR and moves the QP to ERR (reference §7.1).
      */
     private State localOperation(SendWqe w) {
         if (qp.sq.completed() != cursor) {
@@ -430,7 +430,11 @@ final class Requester {
         var keys = qp.hca.keys();
         boolean bind = w.kind.completion() == io.rnic.verbs.WcOpcode.BIND_MW;
         String failure;
-        if (bind) {
+        if (w.kind.completion() == io.rnic.verbs.WcOpcode.REG_MR) {
+            io.rnic.core.memory.FastRegion fr = keys.fastRegion(w.bindMrKey >>> 8);
+            failure = fr == null || fr.key() != w.bindMrKey ? "no fast-registration region has key 0x"
+                    + Integer.toHexString(w.bindMrKey) : keys.fastRegister(fr, w.rkey, w.remoteAddr, w.bindAccess, qp.pd);
+        } else if (bind) {
             io.rnic.core.memory.MemoryWindow mw = keys.lookupWindow(w.bindMwKey);
             if (mw == null) {
                 failure = "no memory window has key 0x" + Integer.toHexString(w.bindMwKey);

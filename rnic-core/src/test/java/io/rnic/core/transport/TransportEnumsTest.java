@@ -55,12 +55,13 @@ class TransportEnumsTest {
         assertEquals(7, WcOpcode.TSO.value());
         assertEquals(8, WcOpcode.FLUSH.value());
         assertEquals(9, WcOpcode.ATOMIC_WRITE.value());
+        assertEquals(10, WcOpcode.REG_MR.value(), "the kernel's IB_WC_REG_MR; libibverbs has none");
         assertEquals(128, WcOpcode.RECV.value());
         assertEquals(129, WcOpcode.RECV_RDMA_WITH_IMM.value());
         for (WcOpcode op : WcOpcode.values()) {
             assertEquals(op, WcOpcode.valueOf(op.value()));
         }
-        assertNull(WcOpcode.valueOf(10));
+        assertNull(WcOpcode.valueOf(11));
         assertNull(WcOpcode.valueOf(130));
     }
 
@@ -74,10 +75,11 @@ class TransportEnumsTest {
 
     @Test
     void wrOpcodeValuesIncludingTheGapAt12And13() {
-        int[] want = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15};
+        int[] want = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15, 0x20};
         String[] names = {
             "RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "SEND", "SEND_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP",
             "ATOMIC_FETCH_AND_ADD", "LOCAL_INV", "BIND_MW", "SEND_WITH_INV", "TSO", "DRIVER1", "FLUSH", "ATOMIC_WRITE",
+            "REG_MR", // the kernel's IB_WR_REG_MR
         };
         assertEquals(want.length, WrOpcode.values().length);
         for (int i = 0; i < want.length; i++) {
