@@ -7,6 +7,7 @@ import io.rnic.transport.udp.HcaAgent;
 import io.rnic.verbs.IcrcPolicy;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpType;
+import io.rnic.verbs.WrOpcode;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +36,8 @@ public final class PerfCommand extends ParsedCommand {
             .option("-Q", "--cq-mod", "N", "request a completion every N sends (default 100)")
             .option("-m", "--mtu", "MTU", "path MTU: 256, 512, 1024, 2048 or 4096 (default 4096)")
             .option("-c", "--connection", "RC|UC|UD", "connection type (default RC)")
-            .option("-A", "--atomic_type", "TYPE", "CMP_AND_SWAP (default) or FETCH_AND_ADD")
+            .option("-A", "--atomic_type", "TYPE", "CMP_AND_SWAP (default), FETCH_AND_ADD, or ATOMIC_WRITE (IBTA 1.5; an "
+                    + "rnic extension, rnic to rnic: perftest 4.5 has no such type)")
             .option("-p", "--port", "PORT", "TCP port of the exchange (default 18515)")
             .flag(null, "--report_gbits", "bandwidth in Gb/s instead of MB/s")
             .flag("-F", "--CPU-freq", "accepted for perftest compatibility (rnic times with the monotonic clock)")
@@ -121,15 +123,16 @@ public final class PerfCommand extends ParsedCommand {
         if (type == QpType.UD && test.op() != PerfTest.Op.SEND) {
             throw new UsageException(test.command() + " cannot run on UD: UD has SEND only");
         }
-        boolean fetchAdd = false;
+        WrOpcode atomic = WrOpcode.ATOMIC_CMP_AND_SWP;
         if (args.has("--atomic_type")) {
             if (test.op() != PerfTest.Op.ATOMIC) {
                 throw new UsageException("-A is for atomic_bw and atomic_lat");
             }
-            fetchAdd = switch (args.value("--atomic_type")) {
-                case "CMP_AND_SWAP" -> false;
-                case "FETCH_AND_ADD" -> true;
-                default -> throw new UsageException("-A must be CMP_AND_SWAP or FETCH_AND_ADD");
+            atomic = switch (args.value("--atomic_type")) {
+                case "CMP_AND_SWAP" -> WrOpcode.ATOMIC_CMP_AND_SWP;
+                case "FETCH_AND_ADD" -> WrOpcode.ATOMIC_FETCH_AND_ADD;
+                case "ATOMIC_WRITE" -> WrOpcode.ATOMIC_WRITE;
+                default -> throw new UsageException("-A must be CMP_AND_SWAP, FETCH_AND_ADD or ATOMIC_WRITE");
             };
         }
         PathMtu mtu;
@@ -205,7 +208,7 @@ public final class PerfCommand extends ParsedCommand {
         if (slow > 0 && test.op() != PerfTest.Op.SEND) {
             throw new UsageException("--slow-receiver is for SEND tests: only receives are re-posted");
         }
-        return new PerfConfig(test, sizes, iters, duration, qps, tx, rx, cqMod, mtu, type, fetchAdd,
+        return new PerfConfig(test, sizes, iters, duration, qps, tx, rx, cqMod, mtu, type, atomic,
                 args.flag("--report_gbits"), args.flag("--json"), server, loopback, sim, seed, serverIp, clientIp,
                 udpPort, tcpPort, icrc, threading, idle, WireOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
                 args.intValue("--warmup", 0, 600).orElse(2), args.flag("--counters"), args.intValue("--rnr_retry", 0, 7).orElse(7),

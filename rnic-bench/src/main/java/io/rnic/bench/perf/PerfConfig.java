@@ -4,6 +4,7 @@ import io.rnic.transport.udp.HcaAgent;
 import io.rnic.verbs.IcrcPolicy;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpType;
+import io.rnic.verbs.WrOpcode;
 import java.util.List;
 
 /**
@@ -19,7 +20,8 @@ import java.util.List;
  * @param cqMod         a completion is requested every this many sends ({@code -Q})
  * @param mtu           path MTU ({@code -m})
  * @param type          the connection ({@code -c RC|UC|UD})
- * @param fetchAndAdd   {@code -A FETCH_AND_ADD} rather than CMP_AND_SWAP
+ * @param atomic        the atomic tests' operation ({@code -A}): CMP_AND_SWAP (perftest's default),
+ *                      FETCH_AND_ADD, or ATOMIC_WRITE (an rnic extension: perftest 4.5 has none)
  * @param reportGbits   bandwidth in Gb/s rather than MB/s ({@code --report_gbits})
  * @param json          print JSON instead of perftest's table
  * @param server        the server to connect to, or null to be the server
@@ -43,7 +45,7 @@ import java.util.List;
  * @param creditChannel SEND tests run on seed 004's credit channel ({@code --credit-channel})
  */
 public record PerfConfig(PerfTest test, List<Integer> sizes, int iterations, int durationSecs, int qps, int txDepth,
-                         int rxDepth, int cqMod, PathMtu mtu, QpType type, boolean fetchAndAdd, boolean reportGbits,
+                         int rxDepth, int cqMod, PathMtu mtu, QpType type, WrOpcode atomic, boolean reportGbits,
                          boolean json, String server, boolean loopback, boolean simWire, long seed, String serverIp,
                          String clientIp, int udpPort, int tcpPort, IcrcPolicy icrc, HcaAgent.Threading threading,
                          HcaAgent.Idle idle, io.rnic.transport.udp.Gso gso, int warmupSecs,

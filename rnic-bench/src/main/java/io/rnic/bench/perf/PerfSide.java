@@ -2,6 +2,7 @@ package io.rnic.bench.perf;
 
 import io.rnic.core.wire.Wire;
 import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.WrOpcode;
 import io.rnic.verbs.AddressHandle;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionQueue;
@@ -231,11 +232,17 @@ final class PerfSide implements AutoCloseable {
     /** Posts one send work request of the test's operation on QP {@code q}. */
     private void post(int q, long seq, int size, boolean signaled) {
         ConnectionInfo peer = remote.get(q);
-        swr.reset().wrId(((long) q << QP_SHIFT) | seq).opcode(config.test().wrOpcode(config.fetchAndAdd()))
+        swr.reset().wrId(((long) q << QP_SHIFT) | seq).opcode(config.test().wrOpcode(config.atomic()))
                 .signaled(signaled).sge(mr.address() + sendArea(q), size, mr.lkey());
         switch (config.test().op()) {
             case WRITE, READ -> swr.rdma(peer.address(), peer.rkey());
-            case ATOMIC -> swr.atomic(peer.address(), peer.rkey(), config.fetchAndAdd() ? 1 : 0, 1);
+            case ATOMIC -> {
+                if (config.atomic() == WrOpcode.ATOMIC_WRITE) {
+                    swr.atomicWrite(peer.address(), peer.rkey());
+                } else {
+                    swr.atomic(peer.address(), peer.rkey(), config.atomic() == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0, 1);
+                }
+            }
             case SEND -> {
                 if (config.type() == QpType.UD) {
                     swr.ud(handles.get(q), peer.qpn(), QKEY);

@@ -58,12 +58,12 @@ public enum PerfTest {
         return latency ? 1000 : 5000;
     }
 
-    WrOpcode wrOpcode(boolean fetchAndAdd) {
+    WrOpcode wrOpcode(WrOpcode atomic) {
         return switch (op) {
             case WRITE -> WrOpcode.RDMA_WRITE;
             case READ -> WrOpcode.RDMA_READ;
             case SEND -> WrOpcode.SEND;
-            case ATOMIC -> fetchAndAdd ? WrOpcode.ATOMIC_FETCH_AND_ADD : WrOpcode.ATOMIC_CMP_AND_SWP;
+            case ATOMIC -> atomic;
         };
     }
 

@@ -52,6 +52,16 @@ class PerfCommandTest {
         assertRow(r, LAT_HEADER, " 8       200 ");
     }
 
+    /** {@code -A ATOMIC_WRITE}: an rnic extension of perftest's atomic types (IBTA 1.5's ATOMIC WRITE). */
+    @Test
+    void atomicWriteBandwidthOnTheSimulatedNetwork() {
+        CliRun r = CliRun.rnic("perf", "atomic_bw", "--wire", "sim", "-A", "ATOMIC_WRITE", "-n", "500", "--warmup", "0",
+                "--counters");
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().matches("(?s).*\\n 8\\s+500\\s.*"), r.out());
+        assertTrue(r.err().contains("atomic_writes_executed=500"), r.err());
+    }
+
     @Test
     void writeLatencyOnTheSharedAgent() {
         CliRun r = CliRun.rnic("perf", "write_lat", "--loopback", "--udp-port", "14797", "--threading", "shared",
