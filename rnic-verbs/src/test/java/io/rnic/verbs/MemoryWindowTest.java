@@ -279,4 +279,38 @@ class MemoryWindowTest {
                     .sge(r.mrB.address(), 8, r.mrB.lkey()).localInvalidate(1)), "a local operation takes no SGEs");
         }
     }
+
+    /**
+     * rdma-core test_qp_ex_rc_bind_mw: a region with REMOTE_WRITE | MW_BIND but no LOCAL_WRITE,
+     * a type 2 window over all of it with LOCAL_WRITE only: the bind succeeds (a window without
+     * remote write rights needs no local write on the region), and a peer's WRITE through it is a
+     * remote access error.
+     */
+    @Test
+    void aWindowWithoutRemoteRightsBindsButAWriteThroughItIsRefused() {
+        try (Rig r = new Rig(19)) {
+            ByteBuffer mem = ByteBuffer.allocateDirect(1024);
+            MemoryRegion mr = r.pdB.registerMemory(mem, AccessFlags.MW_BIND | AccessFlags.REMOTE_READ);
+            MemoryWindow mw = r.pdB.allocMw(2);
+            r.qpB.postSend(new SendWorkRequest().wrId(1).signaled(true)
+                    .bindMw(mw, MemoryWindow.incRkey(mw.rkey()), mr, mr.address(), 1024, AccessFlags.LOCAL_WRITE));
+            assertEquals(WcStatus.SUCCESS, r.await(r.cqB).status());
+            r.qpA.postSend(r.write(2, mr.address(), mw.rkey(), 8));
+            assertEquals(WcStatus.REM_ACCESS_ERR, r.await(r.cqA).status());
+            assertEquals(0, mem.get(0));
+        }
+    }
+
+    /** A window with REMOTE_WRITE on a region its owner cannot write locally cannot be bound. */
+    @Test
+    void aWindowWithRemoteWriteNeedsLocalWriteOnTheRegion() {
+        try (Rig r = new Rig(20)) {
+            MemoryRegion mr = r.pdB.registerMemory(ByteBuffer.allocateDirect(1024), AccessFlags.MW_BIND
+                    | AccessFlags.REMOTE_READ);
+            MemoryWindow mw = r.pdB.allocMw(2);
+            r.qpB.postSend(new SendWorkRequest().wrId(1).signaled(true)
+                    .bindMw(mw, MemoryWindow.incRkey(mw.rkey()), mr, mr.address(), 1024, AccessFlags.REMOTE_WRITE));
+            assertEquals(WcStatus.MW_BIND_ERR, r.await(r.cqB).status());
+        }
+    }
 }
