@@ -3,7 +3,6 @@ package io.rnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -25,10 +24,7 @@ class XrcTransportContractTest extends TransportContractTest {
 
     @Override
     Set<WrOpcode> carries() {
-        return EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV, WrOpcode.RDMA_WRITE,
-                WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
-                WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_WRITE, WrOpcode.FLUSH,
-                WrOpcode.BIND_MW, WrOpcode.LOCAL_INV, WrOpcode.REG_MR);
+        return RcTransportContractTest.OPCODES; // XRC's opcodes mirror RC's
     }
 
     @Override

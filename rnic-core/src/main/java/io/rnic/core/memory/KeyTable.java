@@ -125,19 +125,10 @@ public final class KeyTable {
      */
     public synchronized MemoryRegion register(ProtectionDomain pd, ByteBuffer buffer, int offset, int length,
             long va, int access, boolean persistent) {
-        int index = used.nextClearBit(1);
-        if (index > maxIndex) {
-            throw new IllegalStateException("key table is full: all " + maxIndex + " memory region indices are in use");
-        }
-        ensureCapacity(index);
-        int previous = lastKeyByte[index];
-        // Drawing from the 255 other values keeps the distribution uniform without a retry loop.
-        int keyByte = previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
+        int index = freeIndex();
+        int keyByte = nextKeyByte(lastKeyByte[index]);
         MemoryRegion mr = new MemoryRegion(pd, buffer, offset, length, va, access, index << 8 | keyByte, persistent);
-        lastKeyByte[index] = keyByte;
-        used.set(index);
-        count++;
-        pd.retain();
+        take(index, keyByte, pd);
         slots.set(index, mr); // volatile store: lookups that see it see a fully built region
         return mr;
     }
@@ -182,8 +173,7 @@ public final class KeyTable {
             lastWindowKeyByte = grow(lastWindowKeyByte, grown.length());
             windowSlots = s = grown;
         }
-        int previous = lastWindowKeyByte[slot];
-        int keyByte = previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
+        int keyByte = nextKeyByte(lastWindowKeyByte[slot]);
         lastWindowKeyByte[slot] = keyByte;
         int index = MAX_MR_INDEX + 1 + slot;
         MemoryWindow mw = new MemoryWindow(pd, type, index, index << 8 | keyByte);
@@ -383,17 +373,9 @@ public final class KeyTable {
         if (maxLength <= 0) {
             throw new IllegalArgumentException("a fast-registration region's max length " + maxLength + " must be positive");
         }
-        int index = used.nextClearBit(1);
-        if (index > maxIndex) {
-            throw new IllegalStateException("key table is full: all " + maxIndex + " memory region indices are in use");
-        }
-        ensureCapacity(index);
-        int previous = lastKeyByte[index];
-        int keyByte = previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
-        lastKeyByte[index] = keyByte;
-        used.set(index);
-        count++;
-        pd.retain();
+        int index = freeIndex();
+        int keyByte = nextKeyByte(lastKeyByte[index]);
+        take(index, keyByte, pd);
         FastRegion fr = new FastRegion(pd, index, maxLength, index << 8 | keyByte);
         fastRegions.put(index, fr);
         return fr;
@@ -516,6 +498,30 @@ public final class KeyTable {
     /** The number of registered regions. */
     public synchronized int size() {
         return count;
+    }
+
+    /** The lowest free region index, with room for it. */
+    private int freeIndex() {
+        int index = used.nextClearBit(1);
+        if (index > maxIndex) {
+            throw new IllegalStateException("key table is full: all " + maxIndex + " memory region indices are in use");
+        }
+        ensureCapacity(index);
+        return index;
+    }
+
+    /** A random key byte other than {@code previous} (-1: none yet). */
+    private int nextKeyByte(int previous) {
+        // Drawing from the 255 other values keeps the distribution uniform without a retry loop.
+        return previous < 0 ? random.nextInt(256) : (previous + 1 + random.nextInt(255)) & 0xFF;
+    }
+
+    /** Marks region index {@code index} used with {@code keyByte}, for an object of {@code pd}. */
+    private void take(int index, int keyByte, ProtectionDomain pd) {
+        lastKeyByte[index] = keyByte;
+        used.set(index);
+        count++;
+        pd.retain();
     }
 
     private void ensureCapacity(int index) {
