@@ -1,7 +1,6 @@
 package io.rnic.core.transport;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Arrays;
 
 /**
  * An XRC domain ({@code ibv_xrcd}, seed 001 §9.7.9.1): the scope within which an XRC target QP
@@ -12,12 +11,14 @@ import java.util.Map;
  *
  * <p>Several openers may share a domain (processes opening the same file in libibverbs): it is
  * freed when the last one closes, and that close is refused while SRQs or target QPs use it.
- * Application threads register and look up under the domain's lock; lookups from the protocol
- * thread take it too, which is uncontended in steady state.
+ * Application threads register under the domain's lock; the protocol thread looks SRQs up
+ * without it, in a sorted array replaced on every change (changes are rare, lookups are per
+ * message), so a lookup neither blocks nor allocates.
  */
 public final class XrcDomainContext {
     private final int id;
-    private final Map<Integer, SrqContext> srqs = new HashMap<>();
+    /** The domain's XRC SRQs, sorted by number; replaced, never changed in place. */
+    private volatile SrqContext[] srqs = new SrqContext[0];
     private int targetQps;
     private int openers = 1;
     private boolean closed;
@@ -32,18 +33,36 @@ public final class XrcDomainContext {
         return id;
     }
 
-    /** The XRC SRQ of this domain with number {@code srqn}, or {@code null}. */
-    synchronized SrqContext srq(int srqn) {
-        return srqs.get(srqn);
+    /** The XRC SRQ of this domain with number {@code srqn}, or {@code null}. Lock- and allocation-free. */
+    SrqContext srq(int srqn) {
+        SrqContext[] a = srqs;
+        int lo = 0;
+        int hi = a.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int n = a[mid].srqn();
+            if (n == srqn) {
+                return a[mid];
+            }
+            if (n < srqn) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return null;
     }
 
     synchronized void addSrq(SrqContext srq) {
         checkOpen();
-        srqs.put(srq.srqn(), srq);
+        SrqContext[] a = Arrays.copyOf(srqs, srqs.length + 1);
+        a[a.length - 1] = srq;
+        Arrays.sort(a, (x, y) -> Integer.compare(x.srqn(), y.srqn()));
+        srqs = a;
     }
 
     synchronized void removeSrq(SrqContext srq) {
-        srqs.remove(srq.srqn());
+        srqs = Arrays.stream(srqs).filter(x -> x != srq).toArray(SrqContext[]::new);
     }
 
     synchronized void attachTargetQp() {
@@ -57,7 +76,7 @@ public final class XrcDomainContext {
 
     /** XRC SRQs and target QPs that use the domain. */
     public synchronized int users() {
-        return srqs.size() + targetQps;
+        return srqs.length + targetQps;
     }
 
     /**
@@ -82,7 +101,7 @@ public final class XrcDomainContext {
             return false;
         }
         if (openers == 1 && users() > 0) {
-            throw new IllegalStateException("XRC domain " + id + " is in use by " + srqs.size() + " XRC SRQ(s) and "
+            throw new IllegalStateException("XRC domain " + id + " is in use by " + srqs.length + " XRC SRQ(s) and "
                     + targetQps + " XRC target QP(s)");
         }
         if (--openers == 0) {
