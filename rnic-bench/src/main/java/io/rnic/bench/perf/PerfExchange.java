@@ -55,9 +55,12 @@ final class PerfExchange {
             swapFixed(client, in, o, sys, 8);
             byte[] mtu = swapFixed(client, in, o, pad(Integer.toString(config.mtu().value()), 2), 2);
             int peerMtu = Integer.parseInt(new String(mtu, StandardCharsets.US_ASCII).trim().replace("\0", ""));
-            if (peerMtu != config.mtu().value()) {
-                err.printf("rnic perf: the peer uses MTU code %d, this side %d: give both the same -m%n", peerMtu,
-                        config.mtu().value());
+            // perftest's check_mtu: both sides take the smaller of the two (a kernel peer offers its port's active MTU).
+            io.rnic.verbs.PathMtu pathMtu;
+            try {
+                pathMtu = io.rnic.verbs.PathMtu.ofValue(Math.min(peerMtu, config.mtu().value()));
+            } catch (IllegalArgumentException e) {
+                err.printf("rnic perf: the peer sent MTU code %d, which is not 1..5%n", peerMtu);
                 return 1;
             }
             List<ConnectionInfo> mine = side.localInfo(client ? 0x20000 : 0x10000);
@@ -65,7 +68,7 @@ final class PerfExchange {
             for (ConnectionInfo ci : mine) {
                 peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
             }
-            side.connect(mine, peers, config.udpPort());
+            side.connect(mine, peers, config.udpPort(), pathMtu);
             byte[] barrier = format(mine.get(0), side);
             PerfRunner.Round round = new PerfRunner.Round();
             try {

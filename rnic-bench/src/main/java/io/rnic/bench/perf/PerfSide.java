@@ -135,10 +135,15 @@ final class PerfSide implements AutoCloseable {
 
     /** Brings every QP to RTS toward the peer's QPs (UD: ready, with an address handle each). */
     void connect(List<ConnectionInfo> mine, List<ConnectionInfo> peers, int peerUdpPort) {
+        connect(mine, peers, peerUdpPort, config.mtu());
+    }
+
+    /** As above, at path MTU {@code mtu} (the smaller of the two sides', as perftest settles it). */
+    void connect(List<ConnectionInfo> mine, List<ConnectionInfo> peers, int peerUdpPort, io.rnic.verbs.PathMtu mtu) {
         if (peers.size() != qps.size()) {
             throw new IllegalStateException("the peer has " + peers.size() + " QPs, this side " + qps.size());
         }
-        RcOptions o = RcOptions.defaults().withMtu(config.mtu())
+        RcOptions o = RcOptions.defaults().withMtu(mtu)
                 .withRdAtomic(device.queryDevice().maxQpRdAtom(), device.queryDevice().maxQpRdAtom());
         o = o.withRetry(o.timeout(), o.retryCnt(), config.rnrRetry());
         for (int i = 0; i < qps.size(); i++) {

@@ -80,6 +80,21 @@ class PerfCommandTest {
         assertRow(s, BW_HEADER, " 1024       300 "); // the server prints the client's row, as perftest's does
     }
 
+    /** perftest's check_mtu: both sides run at the smaller of the two MTUs (a kernel peer offers its port's). */
+    @Test
+    void twoSidesWithDifferentMtusRunAtTheSmaller() throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", "write_bw",
+                "--ip", "127.0.86.32", "-p", "18622", "-s", "4096", "-n", "100", "--warmup", "0", "-m", "1024"));
+        CliRun client = CliRun.rnic("perf", "write_bw", "--ip", "127.0.86.33", "-p", "18622", "-s", "4096", "-n", "100",
+                "--warmup", "0", "--counters", "127.0.0.1");
+        CliRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, s.status(), s.out() + s.err());
+        assertRow(client, BW_HEADER, " 4096       100 ");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("sent_pkts=(\\d+)").matcher(client.err());
+        assertTrue(m.find(), client.err());
+        assertTrue(Long.parseLong(m.group(1)) >= 400, "4 KiB messages in 1 KiB packets: " + client.err());
+    }
+
     @Test
     void sendBandwidthOnTheCreditChannelPastASlowReceiverWithoutRnrRetries() {
         CliRun r = CliRun.rnic("perf", "send_bw", "--wire", "sim", "-s", "64", "-n", "20000", "--warmup", "0",
