@@ -50,9 +50,16 @@ final class PerfExchange {
             DataInputStream in = new DataInputStream(socket.getInputStream());
             OutputStream o = socket.getOutputStream();
             swapFixed(client, in, o, pad(VERSION, 16), 16);
-            byte[] sys = new byte[8];
-            java.nio.ByteBuffer.wrap(sys).putInt(0).putInt(64);
-            swapFixed(client, in, o, sys, 8);
+            // check_sys_data: the cycle buffer and the cache line size, each its own 4-byte exchange
+            // (a perftest client writes one and waits for the answer before writing the other).
+            int peerCycle = java.nio.ByteBuffer.wrap(swapFixed(client, in, o,
+                    java.nio.ByteBuffer.allocate(4).putInt(PerfSide.CYCLE_BUFFER).array(), 4)).getInt();
+            swapFixed(client, in, o, java.nio.ByteBuffer.allocate(4).putInt(64).array(), 4);
+            if (peerCycle > PerfSide.CYCLE_BUFFER) {
+                err.printf("rnic perf: the peer's cycle buffer is %d bytes; this side offers %d%n", peerCycle,
+                        PerfSide.CYCLE_BUFFER);
+                return 1;
+            }
             byte[] mtu = swapFixed(client, in, o, pad(Integer.toString(config.mtu().value()), 2), 2);
             int peerMtu = Integer.parseInt(new String(mtu, StandardCharsets.US_ASCII).trim().replace("\0", ""));
             // perftest's check_mtu: both sides take the smaller of the two (a kernel peer offers its port's active MTU).
@@ -69,6 +76,9 @@ final class PerfExchange {
                 peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
             }
             side.connect(mine, peers, config.udpPort(), pathMtu);
+            if (halfDuplexBandwidth()) {
+                return perftestHalfDuplex(client, side, in, o, mine);
+            }
             byte[] barrier = format(mine.get(0), side);
             PerfRunner.Round round = new PerfRunner.Round();
             try {
@@ -89,6 +99,108 @@ final class PerfExchange {
             }
             return 0;
         }
+    }
+
+    /**
+     * perftest's write_bw, read_bw and atomic_bw (and their rnic twins): only the client moves
+     * data, and the server waits for it to finish every size.
+     */
+    private boolean halfDuplexBandwidth() {
+        PerfTest.Op op = config.test().op();
+        return !config.test().latency() && (op == PerfTest.Op.WRITE || op == PerfTest.Op.READ || op == PerfTest.Op.ATOMIC);
+    }
+
+    /**
+     * The rest of a half-duplex bandwidth test exactly as perftest's {@code write_bw.c},
+     * {@code read_bw.c} and {@code atomic_bw.c} run it over the Ethernet exchange, so either side
+     * may be perftest: the key records once more per QP, one handshake after RTR; then the client
+     * runs every size while the server waits; then a handshake, {@code xchg_bw_reports} (size,
+     * iterations, peak and average bandwidth and message rate, each 8 bytes in network order) and
+     * the closing handshake. The server prints the client's last row, as perftest's does.
+     */
+    private int perftestHalfDuplex(boolean client, PerfSide side, DataInputStream in, OutputStream o,
+                                   List<ConnectionInfo> mine) throws IOException {
+        for (ConnectionInfo ci : mine) {
+            swapFixed(client, in, o, format(ci, side), RECORD);
+        }
+        byte[] barrier = format(mine.get(0), side);
+        swapFixed(client, in, o, barrier, RECORD);
+        PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
+        double[] mineReport = new double[5];
+        double[] peerReport = new double[5];
+        try {
+            if (client) {
+                PerfRunner.Round round = new PerfRunner.Round();
+                runner.runRounds(side, () -> {
+                    String row = round.row; // "size messages nanos peakBytesPerSecond packetsPerSecond"
+                    if (row != null) {
+                        String[] f = row.split(" ");
+                        long size = Long.parseLong(f[0]);
+                        long messages = Long.parseLong(f[1]);
+                        double secs = Long.parseLong(f[2]) / 1e9;
+                        double avg = report.inUnit(messages * (double) size / secs);
+                        mineReport[0] = size;
+                        mineReport[1] = messages;
+                        mineReport[2] = Math.max(avg, report.inUnit(Double.parseDouble(f[3])));
+                        mineReport[3] = avg;
+                        mineReport[4] = messages / secs / 1e6;
+                    }
+                }, round, null);
+                endOfRun(true, in, o, barrier, mineReport, peerReport);
+            } else {
+                report.header();
+                boolean[] done = {false};
+                IOException[] failed = {null};
+                Thread ender = new Thread(() -> {
+                    try {
+                        endOfRun(false, in, o, barrier, mineReport, peerReport);
+                    } catch (IOException e) {
+                        failed[0] = e;
+                    }
+                    synchronized (done) {
+                        done[0] = true;
+                    }
+                }, "perf-end");
+                ender.setDaemon(true);
+                ender.start();
+                PerfSide.Task serve = side.new BandwidthServer(config.sizes().get(0));
+                while (true) {
+                    synchronized (done) {
+                        if (done[0]) {
+                            break;
+                        }
+                    }
+                    if (serve.step() == 0) {
+                        side.idle();
+                    }
+                }
+                if (failed[0] != null) {
+                    throw failed[0];
+                }
+                report.reported((long) peerReport[0], (long) peerReport[1], peerReport[2], peerReport[3], peerReport[4]);
+                report.end();
+            }
+        } finally {
+            runner.printCounters(client ? "client" : "server", side);
+        }
+        return 0;
+    }
+
+    /** The handshake, {@code xchg_bw_reports} and the closing handshake that end a perftest run. */
+    private static void endOfRun(boolean client, DataInputStream in, OutputStream o, byte[] barrier, double[] mine,
+                                 double[] peer) throws IOException {
+        swapFixed(client, in, o, barrier, RECORD);
+        for (int i = 0; i < 5; i++) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8); // network order, as perftest's hton_64/hton_double
+            if (i < 2) {
+                b.putLong((long) mine[i]);
+            } else {
+                b.putDouble(mine[i]);
+            }
+            java.nio.ByteBuffer r = java.nio.ByteBuffer.wrap(swapFixed(client, in, o, b.array(), 8));
+            peer[i] = i < 2 ? r.getLong() : r.getDouble();
+        }
+        swapFixed(client, in, o, barrier, RECORD);
     }
 
     /** The server's rounds: the handshake that ends a size is read on another thread while this one serves. */

@@ -37,14 +37,43 @@ final class PerfReport {
                     test, size, messages, unit(), scale(peak), unit(), scale(avg), msgRate, packetsPerSecond);
             return;
         }
-        if (!headerDone) {
-            headerDone = true;
-            String u = gbits ? "Gb/sec" : "MB/sec";
-            out.println(RULE);
-            out.printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]%n", u, u);
-        }
+        header();
         out.printf(Locale.ROOT, " %-7d    %-7d          %-7.2f            %-7.2f\t\t   %-7.6f%n",
                 size, messages, scale(peak), scale(avg), msgRate);
+    }
+
+    /**
+     * One bandwidth row as a peer reported it (perftest's {@code bw_report_data}): MB/s (2^20
+     * bytes, or Gb/s with {@code --report_gbits}) and millions of messages per second.
+     */
+    void reported(long size, long iterations, double peak, double avg, double msgRate) {
+        if (json) {
+            out.printf(Locale.ROOT, "{\"test\":\"%s\",\"bytes\":%d,\"iterations\":%d,\"bw_peak_%s\":%.2f,"
+                    + "\"bw_avg_%s\":%.2f,\"msg_rate_mpps\":%.6f}%n", test, size, iterations, unit(), peak, unit(), avg,
+                    msgRate);
+            return;
+        }
+        if (!headerDone) {
+            header();
+        }
+        out.printf(Locale.ROOT, " %-7d    %-7d          %-7.2f            %-7.2f\t\t   %-7.6f%n",
+                size, iterations, peak, avg, msgRate);
+    }
+
+    /** The bandwidth table's header, printed once. */
+    void header() {
+        if (headerDone || json) {
+            return;
+        }
+        headerDone = true;
+        String u = gbits ? "Gb/sec" : "MB/sec";
+        out.println(RULE);
+        out.printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]%n", u, u);
+    }
+
+    /** Bytes per second in the table's unit. */
+    double inUnit(double bytesPerSecond) {
+        return scale(bytesPerSecond);
     }
 
     /** One latency row from the per-iteration samples (nanoseconds). */

@@ -49,6 +49,8 @@ final class PerfSide implements AutoCloseable {
     final MemoryRegion mr;
     final List<QueuePair> qps = new ArrayList<>();
     private final int area;
+    /** perftest's cycle buffer (its page size): this side offers it and sizes each QP's area to it. */
+    static final int CYCLE_BUFFER = 4096;
     private final List<ConnectionInfo> remote = new ArrayList<>();
     private final List<AddressHandle> handles = new ArrayList<>();
     private final SendWorkRequest swr = new SendWorkRequest();
@@ -74,7 +76,9 @@ final class PerfSide implements AutoCloseable {
             int depth = Math.max(config.txDepth(), config.test().op() == PerfTest.Op.SEND ? config.rxDepth() : 1);
             int cqe = Math.min(device.queryDevice().maxCqe(), (config.txDepth() + config.rxDepth()) * config.qps() + 16);
             this.cq = device.createCq(cqe);
-            this.area = Math.max(8, config.maxSize()) + 40; // room for a UD receive's GRH
+            // Room for a UD receive's GRH, and at least perftest's cycle buffer: a perftest peer
+            // spreads small messages over that much of the remote buffer.
+            this.area = Math.max(Math.max(8, config.maxSize()) + 40, CYCLE_BUFFER);
             this.buffer = ByteBuffer.allocateDirect(2 * area * config.qps());
             int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ
                     | AccessFlags.REMOTE_ATOMIC;

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_atomic_bw) on Linux
+# Soft-RoCE (rdma_rxe) in a QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few
+# minutes; not part of CI.
+#
+# For each test and size, both roles:
+#   rnic client -> perftest server in the guest (the guest's server prints the client's row)
+#   perftest client in the guest -> rnic server (rnic's server prints the client's row)
+# each capture judged by wire-check --psn (strict ICRC) and rnic decode. Output and captures go
+# to interop/run/perf-*. ITERS (default 100: the emulated guest runs near 1 MB/s) and TESTS
+# ("write_bw:64 write_bw:4096 ...") narrow it.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+vm=${RXEVM_DIR:-$(cd "$top/../shared/tools/rxe-vm" && pwd)}
+wirecheck=${WIRE_CHECK:-$(cd "$top/../shared/tools/wire-check" && pwd)/wire-check}
+export RXEVM_BUILD=${RXEVM_BUILD:-$here/run/build}
+export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
+out=$here/run
+iters=${ITERS:-100}
+tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD"}
+host_ip=169.254.77.1
+guest_ip=169.254.77.11
+jar=$top/rnic-bench/target/rnic.jar
+mkdir -p "$out"
+
+[ "$(id -u)" = 0 ] || { echo "run as root (qemu, network namespaces, nft)" >&2; exit 2; }
+if [ ! -f "$jar" ]; then
+  (cd "$top" && mvn -B -q -DskipTests install) || { echo "build failed" >&2; exit 2; }
+fi
+"$vm/build.sh" > "$out/build.log" 2>&1 || { echo "rxe-vm build failed: see $out/build.log" >&2; exit 2; }
+"$vm/start.sh" 1 > "$out/start.log" 2>&1 || { echo "guest did not start: see $out/start.log" >&2; "$vm/stop.sh" >/dev/null 2>&1; exit 2; }
+trap '"$vm/stop.sh" >/dev/null 2>&1' EXIT
+
+rnic() { "$vm/hostns.sh" timeout 120 java -jar "$jar" perf "$@" --ip "$host_ip" --icrc accept-unverifiable -n "$iters" --warmup 0; }
+dump=
+capture_start() {
+  "$vm/hostns.sh" tcpdump -i rxebr0 --immediate-mode -B 65536 -U -s 0 -w "$out/$1.pcap" 'udp port 4791' \
+    > "$out/$1.tcpdump.log" 2>&1 &
+  dump=$!
+  sleep 2
+}
+capture_stop() { sleep 1; kill -INT $dump 2>/dev/null; wait $dump 2>/dev/null; }
+declare -a rows
+# row NAME SIZE OK LOG: judges the capture of NAME and records the row perftest's table printed.
+row() {
+  local name=$1 size=$2 ok=$3 log=$4 wc dec line
+  "$wirecheck" --psn --mtu 1024 "$out/$name.pcap" > "$out/$name.wire-check.log" 2>&1 && wc=ok || { wc=FAIL; ok=FAIL; }
+  java -jar "$jar" decode "$out/$name.pcap" > "$out/$name.decode.log" 2>&1 && dec=ok || { dec=FAIL; ok=FAIL; }
+  line=$(grep -E "^ $size +$iters " "$log" | tail -1 | tr -s ' \t' ' ')
+  [ -n "$line" ] || ok=FAIL
+  rows+=("$(printf '%-44s %-4s  wire-check %-4s decode %-4s %s' "$name" "$ok" "$wc" "$dec" "$line")")
+}
+
+for spec in $tests; do
+  IFS=: read -r t size kind <<< "$spec"
+  a=; [ -n "${kind:-}" ] && a="-A $kind"
+  tag=$t-$size${kind:+-$kind}
+  # rnic client, perftest server in the guest
+  name=perf-rnic-client-rxe-server-$tag
+  capture_start "$name"
+  "$vm/guest.sh" 1 "timeout 120 ib_$t -d rxe0 -x 1 -s $size -n $iters $a > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" \
+    > /dev/null 2>&1 &
+  g=$!
+  sleep 3
+  rnic "$t" -s "$size" $a "$guest_ip" > "$out/$name.rnic.log" 2>&1; c=$?
+  wait $g
+  capture_stop
+  "$vm/guest.sh" 1 cat /tmp/srv.log > "$out/$name.rxe.log" 2>&1
+  ok=PASS; { [ $c = 0 ] && grep -q "exit=0" "$out/$name.rxe.log"; } || ok=FAIL
+  row "$name" "$size" "$ok" "$out/$name.rxe.log"
+  # perftest client in the guest, rnic server
+  name=perf-rxe-client-rnic-server-$tag
+  capture_start "$name"
+  rnic "$t" -s "$size" $a > "$out/$name.rnic.log" 2>&1 &
+  s=$!
+  sleep 4
+  "$vm/guest.sh" 1 timeout 120 "ib_$t" -d rxe0 -x 1 -s "$size" -n "$iters" $a "$host_ip" > "$out/$name.rxe.log" 2>&1; c=$?
+  wait $s; r=$?
+  capture_stop
+  ok=PASS; { [ $c = 0 ] && [ $r = 0 ]; } || ok=FAIL
+  row "$name" "$size" "$ok" "$out/$name.rnic.log"
+done
+
+echo
+echo "rnic perf <-> perftest 4.5 on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
+echo "name                                         ok    judged                         the server's row (the client's result)"
+for r in "${rows[@]}"; do echo "$r"; done
+fail=0
+for r in "${rows[@]}"; do case "$r" in *FAIL*) fail=1;; esac; done
+exit $fail
