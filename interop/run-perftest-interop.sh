@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_atomic_bw) on Linux
+# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw) on Linux
 # Soft-RoCE (rdma_rxe) in a QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few
 # minutes; not part of CI.
 #
@@ -18,7 +18,7 @@ export RXEVM_BUILD=${RXEVM_BUILD:-$here/run/build}
 export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
 out=$here/run
 iters=${ITERS:-100}
-tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD"}
+tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD"}
 host_ip=169.254.77.1
 guest_ip=169.254.77.11
 jar=$top/rnic-bench/target/rnic.jar

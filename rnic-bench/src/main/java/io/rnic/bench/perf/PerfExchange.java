@@ -79,6 +79,9 @@ final class PerfExchange {
             if (halfDuplexBandwidth()) {
                 return perftestHalfDuplex(client, side, in, o, mine);
             }
+            if (perftestSend()) {
+                return perftestSend(client, side, in, o, mine);
+            }
             byte[] barrier = format(mine.get(0), side);
             PerfRunner.Round round = new PerfRunner.Round();
             try {
@@ -180,6 +183,62 @@ final class PerfExchange {
                 report.reported((long) peerReport[0], (long) peerReport[1], peerReport[2], peerReport[3], peerReport[4]);
                 report.end();
             }
+        } finally {
+            runner.printCounters(client ? "client" : "server", side);
+        }
+        return 0;
+    }
+
+    /**
+     * perftest's send_bw over RC or UC with a fixed iteration count and one size: the server
+     * counts what it receives, so this side runs it as perftest does (see {@link #perftestSend(boolean,
+     * PerfSide, DataInputStream, OutputStream, List)}). Credit-channel, UD, duration and all-sizes
+     * runs keep rnic's own exchange.
+     */
+    private boolean perftestSend() {
+        return config.test() == PerfTest.SEND_BW && config.type() != io.rnic.verbs.QpType.UD && !config.creditChannel()
+                && config.durationSecs() == 0 && config.sizes().size() == 1;
+    }
+
+    /**
+     * The rest of a send_bw run as perftest's {@code send_bw.c} runs it over the Ethernet exchange:
+     * a handshake after RTR, the key records once more per QP, a handshake once the server's
+     * receives are posted; then the client sends its iterations while the server receives them
+     * all, each printing its own row (the server's measured from its first receive to its last);
+     * then the closing handshake.
+     */
+    private int perftestSend(boolean client, PerfSide side, DataInputStream in, OutputStream o, List<ConnectionInfo> mine)
+            throws IOException {
+        byte[] barrier = format(mine.get(0), side);
+        swapFixed(client, in, o, barrier, RECORD);
+        for (ConnectionInfo ci : mine) {
+            swapFixed(client, in, o, format(ci, side), RECORD);
+        }
+        int size = config.sizes().get(0);
+        PerfSide.BandwidthServer serve = client ? null : side.new BandwidthServer(size);
+        if (!client) {
+            side.postReceives(config.maxSize());
+        }
+        swapFixed(client, in, o, barrier, RECORD);
+        try {
+            if (client) {
+                runner.runRounds(side, () -> { }, new PerfRunner.Round(), null, false);
+            } else {
+                PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
+                report.header();
+                long expected = (long) config.iterations() * config.qps();
+                while (serve.received < expected) {
+                    if (serve.step() == 0) {
+                        side.idle();
+                    }
+                }
+                long nanos = Math.max(1, serve.lastNanos - serve.firstNanos);
+                double bytesPerSecond = serve.received * (double) size / (nanos / 1e9);
+                report.reported(size, config.iterations(), report.inUnit(bytesPerSecond), report.inUnit(bytesPerSecond),
+                        serve.received / (nanos / 1e9) / 1e6);
+                report.end();
+            }
+            swapFixed(client, in, o, barrier, RECORD);
         } finally {
             runner.printCounters(client ? "client" : "server", side);
         }

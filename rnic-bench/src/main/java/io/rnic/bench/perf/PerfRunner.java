@@ -108,19 +108,28 @@ public final class PerfRunner {
      * {@code peer} set (the simulated network), the server is stepped on this thread too.
      */
     void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer) {
+        runRounds(side, sync, round, peer, config.warmupSecs() > 0);
+    }
+
+    /**
+     * As above; {@code warmUp} false skips the warm-up, for a peer that counts the messages it
+     * receives (perftest's send_bw server).
+     */
+    void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer, boolean warmUp) {
         PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
         try (Progress progress = Progress.on(err)) {
-            runRounds(side, sync, round, peer, report, progress);
+            runRounds(side, sync, round, peer, report, progress, warmUp);
         }
         report.end();
     }
 
-    private void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer, PerfReport report, Progress progress) {
+    private void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer, PerfReport report, Progress progress,
+                           boolean warmUp) {
         String name = config.test().command();
         if (config.test().op() == PerfTest.Op.SEND) {
             side.postReceives(config.maxSize());
         }
-        if (config.warmupSecs() > 0) {
+        if (warmUp) {
             sync.run();
             int size = config.sizes().get(0);
             if (config.test().latency()) {

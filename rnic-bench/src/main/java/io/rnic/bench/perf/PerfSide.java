@@ -473,6 +473,9 @@ final class PerfSide implements AutoCloseable {
         private final int size;
         private volatile boolean stop;
         long received;
+        /** When the first and the last message arrived (perftest's server measures between them). */
+        long firstNanos;
+        long lastNanos;
 
         BandwidthServer(int size) {
             this.size = size;
@@ -485,7 +488,11 @@ final class PerfSide implements AutoCloseable {
             }
             int n = pollChecked();
             for (int i = 0; i < n; i++) {
-                received++;
+                long now = System.nanoTime();
+                if (received++ == 0) {
+                    firstNanos = now;
+                }
+                lastNanos = now;
                 repost((int) (wcs[i].wrId() >>> QP_SHIFT), size);
             }
             return n + repostDue(size);
