@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw) on Linux
+# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw,
+# ib_read_lat, ib_atomic_lat) on Linux
 # Soft-RoCE (rdma_rxe) in a QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few
 # minutes; not part of CI.
 #
 # For each test and size, both roles:
-#   rnic client -> perftest server in the guest (the guest's server prints the client's row)
-#   perftest client in the guest -> rnic server (rnic's server prints the client's row)
+#   rnic client -> perftest server in the guest
+#   perftest client in the guest -> rnic server
+# (a bandwidth test's server prints the client's row, as perftest's does; a latency test's client
+# prints the table)
 # each capture judged by wire-check --psn (strict ICRC) and rnic decode. Output and captures go
 # to interop/run/perf-*. ITERS (default 100: the emulated guest runs near 1 MB/s) and TESTS
 # ("write_bw:64 write_bw:4096 ...") narrow it.
@@ -18,7 +21,7 @@ export RXEVM_BUILD=${RXEVM_BUILD:-$here/run/build}
 export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
 out=$here/run
 iters=${ITERS:-100}
-tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD"}
+tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD read_lat:64 read_lat:4096 atomic_lat:8:CMP_AND_SWAP atomic_lat:8:FETCH_AND_ADD"}
 host_ip=169.254.77.1
 guest_ip=169.254.77.11
 jar=$top/rnic-bench/target/rnic.jar
@@ -68,7 +71,8 @@ for spec in $tests; do
   capture_stop
   "$vm/guest.sh" 1 cat /tmp/srv.log > "$out/$name.rxe.log" 2>&1
   ok=PASS; { [ $c = 0 ] && grep -q "exit=0" "$out/$name.rxe.log"; } || ok=FAIL
-  row "$name" "$size" "$ok" "$out/$name.rxe.log"
+  case $t in *_lat) table=$out/$name.rnic.log;; *) table=$out/$name.rxe.log;; esac
+  row "$name" "$size" "$ok" "$table"
   # perftest client in the guest, rnic server
   name=perf-rxe-client-rnic-server-$tag
   capture_start "$name"
@@ -79,12 +83,13 @@ for spec in $tests; do
   wait $s; r=$?
   capture_stop
   ok=PASS; { [ $c = 0 ] && [ $r = 0 ]; } || ok=FAIL
-  row "$name" "$size" "$ok" "$out/$name.rnic.log"
+  case $t in *_lat) table=$out/$name.rxe.log;; *) table=$out/$name.rnic.log;; esac
+  row "$name" "$size" "$ok" "$table"
 done
 
 echo
 echo "rnic perf <-> perftest 4.5 on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
-echo "name                                         ok    judged                         the server's row (the client's result)"
+echo "name                                         ok    judged                         the table's row (a bandwidth test's server, a latency test's client)"
 for r in "${rows[@]}"; do echo "$r"; done
 fail=0
 for r in "${rows[@]}"; do case "$r" in *FAIL*) fail=1;; esac; done

@@ -71,6 +71,9 @@ final class PerfExchange {
                 return 1;
             }
             List<ConnectionInfo> mine = side.localInfo(client ? 0x20000 : 0x10000);
+            if (config.test().latency()) {
+                swapFixed(client, in, o, format(mine.get(0), side), RECORD); // the *_lat programs' first handshake
+            }
             List<ConnectionInfo> peers = new ArrayList<>();
             for (ConnectionInfo ci : mine) {
                 peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
@@ -81,6 +84,9 @@ final class PerfExchange {
             }
             if (perftestSend()) {
                 return perftestSend(client, side, in, o, mine);
+            }
+            if (oneSidedLatency()) {
+                return perftestOneSidedLatency(client, side, in, o, mine);
             }
             byte[] barrier = format(mine.get(0), side);
             PerfRunner.Round round = new PerfRunner.Round();
@@ -243,6 +249,76 @@ final class PerfExchange {
             runner.printCounters(client ? "client" : "server", side);
         }
         return 0;
+    }
+
+    /** perftest's read_lat and atomic_lat: only the client issues requests. */
+    private boolean oneSidedLatency() {
+        PerfTest.Op op = config.test().op();
+        return config.test().latency() && (op == PerfTest.Op.READ || op == PerfTest.Op.ATOMIC);
+    }
+
+    /**
+     * The rest of read_lat or atomic_lat as perftest's {@code read_lat.c} and {@code atomic_lat.c}
+     * run it: the key records once more per QP and a handshake after RTR; the server then only
+     * waits for the closing handshake while the client times its requests, prints its table and
+     * closes.
+     */
+    private int perftestOneSidedLatency(boolean client, PerfSide side, DataInputStream in, OutputStream o,
+                                        List<ConnectionInfo> mine) throws IOException {
+        for (ConnectionInfo ci : mine) {
+            swapFixed(client, in, o, format(ci, side), RECORD);
+        }
+        byte[] barrier = format(mine.get(0), side);
+        swapFixed(client, in, o, barrier, RECORD);
+        try {
+            if (client) {
+                runner.runRounds(side, () -> { }, new PerfRunner.Round(), null);
+                swapFixed(true, in, o, barrier, RECORD);
+            } else {
+                serveUntil(side, () -> swapFixed(false, in, o, barrier, RECORD));
+            }
+        } finally {
+            runner.printCounters(client ? "client" : "server", side);
+        }
+        return 0;
+    }
+
+    /** An exchange step that may block on the socket. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code step} on another thread while this one keeps the server's side going, until it is done. */
+    private static void serveUntil(PerfSide side, Step step) throws IOException {
+        boolean[] done = {false};
+        IOException[] failed = {null};
+        Thread t = new Thread(() -> {
+            try {
+                step.run();
+            } catch (IOException | RuntimeException e) {
+                failed[0] = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+            }
+            synchronized (done) {
+                done[0] = true;
+            }
+        }, "perf-exchange");
+        t.setDaemon(true);
+        t.start();
+        PerfSide.Task serve = side.new BandwidthServer(8);
+        while (true) {
+            synchronized (done) {
+                if (done[0]) {
+                    break;
+                }
+            }
+            if (serve.step() == 0) {
+                side.idle();
+            }
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
     }
 
     /** The handshake, {@code xchg_bw_reports} and the closing handshake that end a perftest run. */
