@@ -64,16 +64,16 @@ public final class Connections {
      * @throws IllegalArgumentException if the QP refuses a transition (it names the attribute)
      */
     public static void connect(QueuePair qp, ConnectionInfo local, ConnectionInfo remote, RcOptions o, int remotePort) {
-        QpType t = qp.type();
-        if (t == QpType.UD) {
+        io.rnic.core.transport.TransportPolicy policy = io.rnic.core.transport.TransportPolicy.of(qp.type());
+        if (policy.destination() != io.rnic.core.transport.TransportPolicy.DestinationKind.CONNECTED) {
             throw new IllegalArgumentException("connect is for connected QPs; use readyDatagram for " + qp);
         }
         // Which halves the QP has decides the attributes each transition takes (reference §6.2):
         // a responder half needs the READ/atomic depth and RNR timer at RTR, a requester half the
         // timers and retry counts at RTS; UC has neither, an XRC target only the ACK timeout.
-        boolean reliable = t != QpType.UC;
-        boolean responds = reliable && t != QpType.XRC_SEND;
-        boolean requests = reliable && t != QpType.XRC_RECV;
+        boolean reliable = policy.ack().acked();
+        boolean responds = reliable && policy.sides().responds();
+        boolean requests = reliable && policy.sides().sends();
         int access = reliable ? o.accessFlags() : o.accessFlags() & io.rnic.verbs.AccessFlags.REMOTE_WRITE;
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1).accessFlags(access));
         AddressVector av = AddressVector.of(remote.gid().toInetAddress()).withPort(remotePort);

@@ -3,14 +3,13 @@ package io.rnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.rnic.core.packet.AethSyndrome;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
  * Reliability for XRC is RC's (seed 001 §9.7.9.1: the initiator works as an RC requester, the
  * target as an RC responder): every test of {@link RcReliabilityTest} runs here on an XRC
- * initiator and target pair, whose messages go to one XRC SRQ. The end-to-end credit tests are
- * replaced by the XRC rule that ACKs carry none.
+ * initiator and target pair, whose messages go to one XRC SRQ. End-to-end credits, which XRC
+ * does not carry, are RC's alone ({@link EndToEndCreditsTest}); here is the XRC rule instead.
  */
 class XrcReliabilityTest extends RcReliabilityTest {
     @Override
@@ -31,29 +30,5 @@ class XrcReliabilityTest extends RcReliabilityTest {
             assertEquals("XRC_ACKNOWLEDGE", sentB.get(0).opcode());
             assertEquals(AethSyndrome.ack(AethSyndrome.CREDITS_INVALID), sentB.get(0).syndrome());
         }
-    }
-
-    @Override
-    @Disabled("XRC carries no end-to-end credits (o9-114.a10): xrcAcksCarryTheInvalidCreditCode")
-    @Test
-    void responderAdvertisesCreditsFromItsFreeReceiveWqes() {
-    }
-
-    @Override
-    @Disabled("XRC carries no end-to-end credits (o9-114.a10)")
-    @Test
-    void requesterSendsNoMoreSendsThanCreditsAllowExceptOneProbe() {
-    }
-
-    @Override
-    @Disabled("an RC-only scenario: it builds its own RC QPs")
-    @Test
-    void withoutCreditsAnRxeCompatibleRequesterSendsEverythingAtOnce() {
-    }
-
-    @Override
-    @Disabled("XRC carries no end-to-end credits (o9-114.a10)")
-    @Test
-    void creditsInADuplicateAckAreHonoured() {
     }
 }
