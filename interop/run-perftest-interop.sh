@@ -13,27 +13,9 @@
 # to interop/run/perf-*. ITERS (default 100: the emulated guest runs near 1 MB/s) and TESTS
 # ("write_bw:64 write_bw:4096 ...") narrow it.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-vm=${RXEVM_DIR:-$(cd "$top/../shared/tools/rxe-vm" && pwd)}
-wirecheck=${WIRE_CHECK:-$(cd "$top/../shared/tools/wire-check" && pwd)/wire-check}
-export RXEVM_BUILD=${RXEVM_BUILD:-$here/run/build}
-export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
-out=$here/run
 iters=${ITERS:-100}
 tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD read_lat:64 read_lat:4096 atomic_lat:8:CMP_AND_SWAP atomic_lat:8:FETCH_AND_ADD"}
-host_ip=169.254.77.1
-guest_ip=169.254.77.11
-jar=$top/rnic-bench/target/rnic.jar
-mkdir -p "$out"
-
-[ "$(id -u)" = 0 ] || { echo "run as root (qemu, network namespaces, nft)" >&2; exit 2; }
-if [ ! -f "$jar" ]; then
-  (cd "$top" && mvn -B -q -DskipTests install) || { echo "build failed" >&2; exit 2; }
-fi
-"$vm/build.sh" > "$out/build.log" 2>&1 || { echo "rxe-vm build failed: see $out/build.log" >&2; exit 2; }
-"$vm/start.sh" 1 > "$out/start.log" 2>&1 || { echo "guest did not start: see $out/start.log" >&2; "$vm/stop.sh" >/dev/null 2>&1; exit 2; }
-trap '"$vm/stop.sh" >/dev/null 2>&1' EXIT
+. "$(cd "$(dirname "$0")" && pwd)/guest-setup.sh"
 
 rnic() { "$vm/hostns.sh" timeout 120 java -jar "$jar" perf "$@" --ip "$host_ip" --icrc accept-unverifiable -n "$iters" --warmup 0; }
 dump=

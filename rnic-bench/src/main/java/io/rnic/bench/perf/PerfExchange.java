@@ -158,34 +158,7 @@ final class PerfExchange {
                 endOfRun(true, in, o, barrier, mineReport, peerReport);
             } else {
                 report.header();
-                boolean[] done = {false};
-                IOException[] failed = {null};
-                Thread ender = new Thread(() -> {
-                    try {
-                        endOfRun(false, in, o, barrier, mineReport, peerReport);
-                    } catch (IOException e) {
-                        failed[0] = e;
-                    }
-                    synchronized (done) {
-                        done[0] = true;
-                    }
-                }, "perf-end");
-                ender.setDaemon(true);
-                ender.start();
-                PerfSide.Task serve = side.new BandwidthServer(config.sizes().get(0));
-                while (true) {
-                    synchronized (done) {
-                        if (done[0]) {
-                            break;
-                        }
-                    }
-                    if (serve.step() == 0) {
-                        side.idle();
-                    }
-                }
-                if (failed[0] != null) {
-                    throw failed[0];
-                }
+                serveUntil(side, () -> endOfRun(false, in, o, barrier, mineReport, peerReport));
                 report.reported((long) peerReport[0], (long) peerReport[1], peerReport[2], peerReport[3], peerReport[4]);
                 report.end();
             }

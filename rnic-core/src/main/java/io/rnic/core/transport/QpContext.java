@@ -120,12 +120,12 @@ public final class QpContext {
     public static QpContext create(Hca hca, QpType type, ProtectionDomain pd, CompletionQueue sendCq,
                                    CompletionQueue recvCq, QpCaps caps, SrqContext srq, boolean signalAll,
                                    boolean endToEndCredits) {
-        if (type == QpType.XRC_RECV) {
-            throw new IllegalArgumentException("an XRC_RECV QP belongs to an XRC domain, not a PD: createXrcTarget");
-        }
         TransportPolicy policy = TransportPolicy.of(type);
         if (policy == null) {
             throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC, UC, UD and XRC are");
+        }
+        if (policy.receiveSource() == TransportPolicy.ReceiveSource.SRQ_BY_XRCETH) {
+            throw new IllegalArgumentException("a " + type + " QP belongs to an XRC domain, not a PD: createXrcTarget");
         }
         if (policy.receiveSource() == TransportPolicy.ReceiveSource.NONE) {
             recvCq = null; // an initiator receives nothing: a receive CQ would only be held in use
