@@ -83,6 +83,11 @@ public final class Connections {
         if (responds) {
             rtr.maxDestRdAtomic(o.maxDestRdAtomic()).minRnrTimer(o.minRnrTimer());
         }
+        // Seed 002's loss recovery is RC's (the transition table says which types take it).
+        if ((io.rnic.core.qp.QpTransitions.rule(qp.type(), QpState.INIT, QpState.RTR).accepted()
+                & QpAttrMask.LOSS_RECOVERY) != 0) {
+            rtr.lossRecovery(o.lossRecovery());
+        }
         if (requests) {
             rts.retryCnt(o.retryCnt()).rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic());
         }

@@ -133,7 +133,25 @@ public enum Counter {
      */
     XRC_DOMAIN_VIOLATIONS("xrc_domain_violations"),
     /** XRC middle or last packets NAKed because they name another XRC SRQ than their message's first (o9-114.a5). */
-    XRC_SRQ_MISMATCHES("xrc_srq_mismatches");
+    XRC_SRQ_MISMATCHES("xrc_srq_mismatches"),
+    /** Requests kept in a reorder buffer because they arrived ahead of the expected PSN (seed 002). */
+    OOO_REQUESTS_HELD("ooo_requests_held"),
+    /** Requests placed in memory on arrival ahead of the expected PSN, from their SRETH (seed 002). */
+    OOO_REQUESTS_PLACED("ooo_requests_placed"),
+    /** Requests ahead of the expected PSN that were already held or placed: dropped. */
+    OOO_DUPLICATES("ooo_duplicates"),
+    /** Requests ahead of the expected PSN that did not fit the reorder buffer: handled as go-back-N does. */
+    OOO_OVERFLOWS("ooo_overflows"),
+    /** Holes declared lost by the responder (unfilled too long, or behind too many later packets) and NAKed. */
+    HOLE_NAKS_SENT("hole_naks_sent"),
+    /** Selective NAKs received, each listing the PSNs the responder misses (seed 002 extended protocol). */
+    RCVD_SELECTIVE_NAKS("rcvd_selective_naks"),
+    /** Packets resent because a selective NAK listed them. */
+    SELECTIVE_RETRANSMISSIONS("selective_retransmissions"),
+    /** READ responses placed ahead of the expected response PSN (seed 002). */
+    OOO_READ_RESPONSES("ooo_read_responses"),
+    /** Smaller READ requests sent to fetch only the missing pieces of a READ's responses (seed 002). */
+    SELECTIVE_REREADS("selective_rereads");
 
     private final String rxeName;
 

@@ -47,15 +47,20 @@ public final class QpAttrMask {
     public static final int CAP = 1 << 19;
     /** {@code dest_qp_num}. */
     public static final int DEST_QPN = 1 << 20;
+    /**
+     * rnic's own: how the QP recovers from loss ({@link LossRecovery}, seed 002); RC, INIT to RTR
+     * only. libibverbs has no such bit.
+     */
+    public static final int LOSS_RECOVERY = 1 << 21;
     /** Every bit above. */
-    public static final int ALL = (1 << 21) - 1;
+    public static final int ALL = (1 << 22) - 1;
     /** The number of bits above. */
-    public static final int COUNT = 21;
+    public static final int COUNT = 22;
 
     private static final String[] NAMES = {
         "STATE", "CUR_STATE", "EN_SQD_ASYNC_NOTIFY", "ACCESS_FLAGS", "PKEY_INDEX", "PORT", "QKEY", "AV",
         "PATH_MTU", "TIMEOUT", "RETRY_CNT", "RNR_RETRY", "RQ_PSN", "MAX_QP_RD_ATOMIC", "ALT_PATH",
-        "MIN_RNR_TIMER", "SQ_PSN", "MAX_DEST_RD_ATOMIC", "PATH_MIG_STATE", "CAP", "DEST_QPN",
+        "MIN_RNR_TIMER", "SQ_PSN", "MAX_DEST_RD_ATOMIC", "PATH_MIG_STATE", "CAP", "DEST_QPN", "LOSS_RECOVERY",
     };
 
     private QpAttrMask() {

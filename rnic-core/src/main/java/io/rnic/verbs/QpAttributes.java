@@ -42,6 +42,7 @@ public final class QpAttributes {
     private int maxDestRdAtomic;
     private int pathMigState;
     private int destQpn;
+    private LossRecovery lossRecovery = LossRecovery.GO_BACK_N;
 
     /** Empty attributes with an empty mask. */
     public QpAttributes() {
@@ -468,6 +469,30 @@ public final class QpAttributes {
     }
 
     /**
+     * How the QP recovers from lost and reordered packets ({@link QpAttrMask#LOSS_RECOVERY});
+     * {@link LossRecovery#GO_BACK_N} unless set.
+     *
+     * @return the loss recovery mode
+     */
+    public LossRecovery lossRecovery() {
+        return lossRecovery;
+    }
+
+    /**
+     * Sets the loss recovery mode and {@link QpAttrMask#LOSS_RECOVERY}: accepted for RC on the INIT
+     * to RTR transition. {@link LossRecovery#SELECTIVE} changes the packets, so both sides must set it.
+     *
+     * @param mode the mode
+     * @return {@code this}
+     * @throws NullPointerException if {@code mode} is null
+     */
+    public QpAttributes lossRecovery(LossRecovery mode) {
+        this.lossRecovery = java.util.Objects.requireNonNull(mode, "loss recovery mode");
+        mask |= QpAttrMask.LOSS_RECOVERY;
+        return this;
+    }
+
+    /**
      * Makes {@code this} an exact copy of {@code src}, values and mask.
      *
      * @param src the attributes to copy
@@ -546,6 +571,9 @@ public final class QpAttributes {
         if ((mask & QpAttrMask.DEST_QPN) != 0) {
             destQpn = src.destQpn;
         }
+        if ((mask & QpAttrMask.LOSS_RECOVERY) != 0) {
+            lossRecovery = src.lossRecovery;
+        }
         this.mask |= mask & QpAttrMask.ALL;
         return this;
     }
@@ -573,6 +601,7 @@ public final class QpAttributes {
         append(sb, QpAttrMask.MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", maxDestRdAtomic);
         append(sb, QpAttrMask.PATH_MIG_STATE, "path_mig_state", pathMigState);
         append(sb, QpAttrMask.DEST_QPN, "dest_qp_num", destQpn);
+        append(sb, QpAttrMask.LOSS_RECOVERY, "loss_recovery", lossRecovery);
         return sb.append(" }").toString();
     }
 

@@ -12,9 +12,10 @@ package io.rnic.verbs;
  * @param maxRdAtomic     outstanding READs/atomics this side may initiate
  * @param maxDestRdAtomic READs/atomics this side accepts outstanding
  * @param pkeyIndex       P_Key table index
+ * @param lossRecovery    how an RC QP recovers from loss (seed 002); XRC and UC QPs ignore it
  */
 public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt, int rnrRetry, int minRnrTimer,
-                        int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex) {
+                        int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex, LossRecovery lossRecovery) {
 
     /**
      * rdma-core's test defaults: timeout 14, retry 7, rnr_retry 7, min_rnr_timer 12; MTU 1024;
@@ -26,7 +27,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
     public static RcOptions defaults() {
         return new RcOptions(PathMtu.MTU_1024,
                 AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC,
-                14, 7, 7, 12, 16, 16, 0);
+                14, 7, 7, 12, 16, 16, 0, LossRecovery.GO_BACK_N);
     }
 
     /**
@@ -36,7 +37,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withMtu(PathMtu m) {
-        return new RcOptions(m, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex);
+        return new RcOptions(m, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
     }
 
     /**
@@ -47,7 +48,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withAccess(int flags) {
-        return new RcOptions(mtu, flags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex);
+        return new RcOptions(mtu, flags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
     }
 
     /**
@@ -59,7 +60,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withRetry(int timeoutExp, int retries, int rnrRetries) {
-        return new RcOptions(mtu, accessFlags, timeoutExp, retries, rnrRetries, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex);
+        return new RcOptions(mtu, accessFlags, timeoutExp, retries, rnrRetries, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
     }
 
     /**
@@ -70,7 +71,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withMinRnrTimer(int code) {
-        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, code, maxRdAtomic, maxDestRdAtomic, pkeyIndex);
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, code, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
     }
 
     /**
@@ -81,7 +82,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withRdAtomic(int initiator, int responder) {
-        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, initiator, responder, pkeyIndex);
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, initiator, responder, pkeyIndex, lossRecovery);
     }
 
     /**
@@ -91,6 +92,21 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withPkeyIndex(int index) {
-        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, index);
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, index,
+                lossRecovery);
+    }
+
+    /**
+     * Returns a copy with another loss recovery mode (seed 002). {@link LossRecovery#SELECTIVE}
+     * changes the packets: give both sides the same.
+     *
+     * @param mode the mode
+     * @return the changed copy
+     * @throws NullPointerException if {@code mode} is null
+     */
+    public RcOptions withLossRecovery(LossRecovery mode) {
+        java.util.Objects.requireNonNull(mode, "loss recovery mode");
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic,
+                pkeyIndex, mode);
     }
 }

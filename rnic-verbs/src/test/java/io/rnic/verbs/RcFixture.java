@@ -29,7 +29,11 @@ class RcFixture extends SimPair {
     }
 
     RcFixture(long seed, RcOptions options, int psnA, int psnB, QpCaps caps, boolean xrc) {
-        super(seed);
+        this(seed, DeviceConfig.defaults(), options, psnA, psnB, caps, xrc);
+    }
+
+    RcFixture(long seed, DeviceConfig config, RcOptions options, int psnA, int psnB, QpCaps caps, boolean xrc) {
+        super(seed, config);
         if (xrc) {
             xrcdB = b.openXrcd("fixture");
             srqB = pdB.createXrcSrq(xrcdB, cqB, caps.maxRecvWr(), caps.maxRecvSge(), 0);

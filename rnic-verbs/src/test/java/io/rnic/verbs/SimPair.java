@@ -30,11 +30,16 @@ class SimPair implements AutoCloseable {
     final MemoryRegion mrB;
 
     SimPair(long seed) {
+        this(seed, DeviceConfig.defaults());
+    }
+
+    /** Both devices opened with {@code config} (each with its own key seed). */
+    SimPair(long seed, DeviceConfig config) {
         net = new SimNetwork(seed);
         wireA = net.attach("10.0.0.2");
         wireB = net.attach("10.0.0.3");
-        a = RdmaDevice.open(wireA, DeviceConfig.defaults().withKeySeed(seed));
-        b = RdmaDevice.open(wireB, DeviceConfig.defaults().withKeySeed(seed + 1));
+        a = RdmaDevice.open(wireA, config.withKeySeed(seed));
+        b = RdmaDevice.open(wireB, config.withKeySeed(seed + 1));
         pdA = a.allocPd();
         pdB = b.allocPd();
         cqA = a.createCq(4096);

@@ -61,6 +61,8 @@ public final class Hca {
     private int internalErrors;
     /** Work owed until the end of the receive batch (coalesced ACKs); protocol thread only. */
     private Runnable[] atBatchEnd = new Runnable[16];
+    /** Bytes of packets held in the QPs' reorder buffers (protocol thread). */
+    private long reorderBytesHeld;
     private int atBatchEndCount;
     private volatile Consumer<AsyncEvent> asyncListener = e -> LOG.debug("async event {}", e);
 
@@ -152,6 +154,28 @@ public final class Hca {
      *
      * @throws IllegalStateException when the device's QPs (max_qp) or the 2^24 numbers are used up
      */
+    /**
+     * Takes {@code bytes} of the HCA's reorder-buffer budget ({@link RecoveryTuning#reorderBytes});
+     * false if they do not fit. Protocol thread only.
+     */
+    public boolean reserveReorderBytes(int bytes) {
+        if (reorderBytesHeld + bytes > limits.recovery().reorderBytes()) {
+            return false;
+        }
+        reorderBytesHeld += bytes;
+        return true;
+    }
+
+    /** Gives back reorder-buffer bytes taken with {@link #reserveReorderBytes}. */
+    public void releaseReorderBytes(int bytes) {
+        reorderBytesHeld -= bytes;
+    }
+
+    /** Bytes all QPs hold in reorder buffers now. */
+    public long reorderBytesHeld() {
+        return reorderBytesHeld;
+    }
+
     public synchronized int reserveQpn() {
         if (liveQps >= limits.maxQp()) {
             throw new IllegalStateException("all " + limits.maxQp() + " QPs of the device are in use");

@@ -19,14 +19,17 @@ import io.rnic.verbs.PathMtu;
  * @param activeMtu      the port's active MTU
  * @param maxMessageSize bytes per message
  * @param sendWindow     request PSNs a QP may have unacknowledged (rxe: 128)
+ * @param recovery       reorder buffer bounds and hole detection of seed 002's loss recovery
  */
 public record HcaLimits(int maxQp, int maxQpWr, int maxSge, int maxCqe, int maxMr, long maxMrSize, int maxQpRdAtom,
-                        PathMtu maxMtu, PathMtu activeMtu, long maxMessageSize, int sendWindow) {
+                        PathMtu maxMtu, PathMtu activeMtu, long maxMessageSize, int sendWindow,
+                        RecoveryTuning recovery) {
     public HcaLimits {
         if (maxQp < 1 || maxQpWr < 1 || maxSge < 1 || maxCqe < 1 || maxMr < 1 || maxMrSize < 1 || maxQpRdAtom < 1
                 || maxMessageSize < 1 || sendWindow < 1 || sendWindow > (1 << 23)) {
             throw new IllegalArgumentException("device limits must be positive (send window at most 2^23): " + this);
         }
+        java.util.Objects.requireNonNull(recovery, "recovery tuning");
         if (activeMtu.bytes() > maxMtu.bytes()) {
             throw new IllegalArgumentException("active MTU " + activeMtu + " exceeds the port maximum " + maxMtu);
         }
@@ -35,19 +38,25 @@ public record HcaLimits(int maxQp, int maxQpWr, int maxSge, int maxCqe, int maxM
     /** rxe's limits: 128 outstanding reads/atomics, MTU 4096, messages up to 2^31 bytes, 128 PSNs in flight. */
     public static HcaLimits defaults() {
         return new HcaLimits(1 << 16, 1 << 15, 32, 1 << 16, 1 << 18, Long.MAX_VALUE, 128,
-                PathMtu.MTU_4096, PathMtu.MTU_4096, 1L << 31, 128);
+                PathMtu.MTU_4096, PathMtu.MTU_4096, 1L << 31, 128, RecoveryTuning.defaults());
     }
 
     /** The same limits with another send window. */
     public HcaLimits withSendWindow(int psns) {
         return new HcaLimits(maxQp, maxQpWr, maxSge, maxCqe, maxMr, maxMrSize, maxQpRdAtom, maxMtu, activeMtu,
-                maxMessageSize, psns);
+                maxMessageSize, psns, recovery);
     }
 
     /** The same limits with another active MTU. */
     public HcaLimits withActiveMtu(PathMtu mtu) {
         return new HcaLimits(maxQp, maxQpWr, maxSge, maxCqe, maxMr, maxMrSize, maxQpRdAtom, maxMtu, mtu,
-                maxMessageSize, sendWindow);
+                maxMessageSize, sendWindow, recovery);
+    }
+
+    /** The same limits with other loss-recovery tuning. */
+    public HcaLimits withRecovery(RecoveryTuning r) {
+        return new HcaLimits(maxQp, maxQpWr, maxSge, maxCqe, maxMr, maxMrSize, maxQpRdAtom, maxMtu, activeMtu,
+                maxMessageSize, sendWindow, r);
     }
 
     /** What QP attribute validation needs. */

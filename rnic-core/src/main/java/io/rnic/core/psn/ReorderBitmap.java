@@ -187,6 +187,30 @@ public final class ReorderBitmap {
         return n;
     }
 
+    /**
+     * Moves the expected PSN forward to {@code psn} without consuming a run: the PSNs passed over
+     * were taken in order elsewhere (the responder accepted them as they came, or a READ request
+     * used up its response PSNs). Any marks among them are forgotten.
+     *
+     * @throws IllegalArgumentException if {@code psn} is not a 24-bit PSN or is behind the window
+     */
+    public void skipTo(int psn) {
+        int d = (Psn.require(psn, "PSN") - base) & Psn.MASK;
+        if (d >= Psn.WINDOW) {
+            throw new IllegalArgumentException("PSN " + psn + " is behind the window's start " + base);
+        }
+        if (d > mask) {
+            reset(psn);
+            return;
+        }
+        for (int i = 0; i < d; i++) {
+            int q = Psn.add(base, i);
+            int j = q & mask;
+            slots[j] = nextLap(q ^ j);
+        }
+        base = psn;
+    }
+
     /** The first index in [from, to) whose slot is not marked, or {@code to}. */
     private static int runEnd(int[] s, int from, int to) {
         int k = from;

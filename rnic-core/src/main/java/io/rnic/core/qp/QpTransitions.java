@@ -2,6 +2,7 @@ package io.rnic.core.qp;
 
 import static io.rnic.verbs.QpAttrMask.ACCESS_FLAGS;
 import static io.rnic.verbs.QpAttrMask.ALT_PATH;
+import static io.rnic.verbs.QpAttrMask.LOSS_RECOVERY;
 import static io.rnic.verbs.QpAttrMask.AV;
 import static io.rnic.verbs.QpAttrMask.CUR_STATE;
 import static io.rnic.verbs.QpAttrMask.DEST_QPN;
@@ -143,7 +144,7 @@ public final class QpTransitions {
             line(INIT, RTR,
                     opt(PKEY_INDEX | QKEY),
                     cell(UC_RTR_REQ, UC_RTR_OPT),
-                    cell(RC_RTR_REQ, UC_RTR_OPT),
+                    cell(RC_RTR_REQ, UC_RTR_OPT | LOSS_RECOVERY),
                     cell(UC_RTR_REQ, UC_RTR_OPT),
                     cell(RC_RTR_REQ, UC_RTR_OPT)),
             line(RTR, RTS,

@@ -85,6 +85,11 @@ final class OwnReceiveQueue implements ReceiveQueue {
     }
 
     @Override
+    public RecvWqe peek(int k) {
+        return k >= 0 && k < posted - taken ? slots[(int) ((taken + k) % slots.length)] : null;
+    }
+
+    @Override
     public void retire(RecvWqe w) {
         // In order by construction: the responder completes one message at a time.
         completed = completed + 1;

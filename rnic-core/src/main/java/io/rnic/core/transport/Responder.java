@@ -102,6 +102,15 @@ final class Responder {
     private final Runnable flushOwedAck = this::flushOwedAck;
     private final ReadResponseStream readStream;
     private final MessageTarget target;
+    /** What becomes of requests ahead of the expected PSN (the QP's loss recovery mode). */
+    private ReceiveWindow receiveWindow = InOrderReceiveWindow.INSTANCE;
+    /**
+     * The payload length of the request being handled when its data was placed on arrival (only
+     * its headers were kept, seed 002's extended protocol), else -1.
+     */
+    private int placedPayload = -1;
+    /** Receive WQEs taken since RTR: which one a request's SRETH names is relative to this. */
+    private long rwqesTaken;
 
     Responder(QpContext qp) {
         this.qp = qp;
@@ -113,6 +122,9 @@ final class Responder {
     }
 
     void start(int rqPsn, int maxDestRdAtomic) {
+        receiveWindow.clear();
+        receiveWindow = ReceiveWindow.of(qp.attrs.lossRecovery(), qp, this);
+        rwqesTaken = 0;
         window.reset(rqPsn);
         rel.msn = 0;
         rel.nakSent = false;
@@ -139,6 +151,7 @@ final class Responder {
 
     /** Stops: the message in progress is abandoned; returns the receive WQE the QP held, if any. */
     RecvWqe stop() {
+        receiveWindow.clear();
         readStream.interrupt(false);
         RecvWqe held = rwqe;
         rwqe = null;
@@ -170,9 +183,26 @@ final class Responder {
 
     /** Handles a request packet; {@code ip} is the IP header it arrived with (for a datagram's GRH). */
     void onRequest(RocePacket p, io.rnic.core.packet.PseudoHeader ip) {
+        process(p, ip, -1);
+        if (receiveWindow.held() > 0) {
+            receiveWindow.drain(ip); // what was held behind it may be in order now
+        }
+    }
+
+    /** Requests held ahead of the expected PSN now (seed 002's reorder buffer). */
+    int heldAhead() {
+        return receiveWindow.held();
+    }
+
+    /**
+     * Runs one request through the checks and its execution. {@code placed} is its payload length
+     * when its data was placed on arrival and only its headers were kept, else -1.
+     */
+    void process(RocePacket p, io.rnic.core.packet.PseudoHeader ip, int placed) {
         if (rxIp != ip) { // the HCA hands the same view every time: skip the reference store
             rxIp = ip;
         }
+        placedPayload = placed;
 
         State s = State.CHK_PSN;
         while (s != State.DONE) {
@@ -225,6 +255,9 @@ final class Responder {
             qp.hca.counters().inc(Counter.DUPLICATE_REQUEST);
             return State.DUPLICATE_REQUEST;
         }
+        if (receiveWindow.ahead(p, rxIp)) {
+            return State.DONE; // held or placed until the hole fills (seed 002)
+        }
         // Out of sequence: one NAK, then silence until the expected PSN or a duplicate comes.
         if (!rel.nakSent) {
             rel.nakSent = true;
@@ -234,6 +267,22 @@ final class Responder {
             qp.hca.counters().inc(Counter.RCVD_DROPPED);
         }
         return State.DONE;
+    }
+
+    /**
+     * A hole the receive window declared lost: a sequence NAK at the expected PSN, as an
+     * out-of-sequence request would have drawn, but sent when the loss is likely rather than
+     * at the first request out of order.
+     */
+    void nakSequence() {
+        rel.nakSent = true;
+        qp.hca.counters().inc(Counter.OUT_OF_SEQ_REQUEST);
+        sendAck(AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR), window.expected());
+    }
+
+    /** The payload length of the request being handled (kept apart when only its headers were). */
+    private int payloadLength(RocePacket p) {
+        return placedPayload >= 0 ? placedPayload : p.payloadLength();
     }
 
     /**
@@ -305,7 +354,7 @@ final class Responder {
 
     private State checkLength(RocePacket p) {
         Opcode op = p.opcode();
-        int len = p.payloadLength();
+        int len = payloadLength(p);
         int mtu = qp.mtu;
         if (op.hasPayload()) {
             boolean ok = switch (op.position()) {
@@ -410,7 +459,7 @@ final class Responder {
                 return error(ResponderError.RECEIVE_BUFFER);
             }
         }
-        if (placed + receiveHeaderLength() + p.payloadLength() > rwqe.sgl.totalLength()) {
+        if (placed + receiveHeaderLength() + payloadLength(p) > rwqe.sgl.totalLength()) {
             return error(ResponderError.RECEIVE_TOO_SHORT);
         }
         return State.EXECUTE;
@@ -438,7 +487,10 @@ final class Responder {
 
     private State execute(RocePacket p) {
         Opcode op = p.opcode();
-        int len = p.payloadLength();
+        int len = payloadLength(p);
+        if (placedPayload >= 0) {
+            return executePlaced(op, len);
+        }
         switch (op.operation()) {
             case SEND -> {
                 if (placed == 0 && receiveHeaderLength() > 0) {
@@ -476,6 +528,17 @@ final class Responder {
         return State.COMPLETE;
     }
 
+    /** A request whose data was placed on arrival: only the message's progress moves. */
+    private State executePlaced(Opcode op, int len) {
+        if (op.operation() == Operation.SEND) {
+            placed += len;
+        } else {
+            writeVa += len;
+            writeRemaining -= len;
+        }
+        return State.COMPLETE;
+    }
+
     /** The bytes a receive buffer holds before a SEND's payload: 40 for a datagram's GRH. */
     private int receiveHeaderLength() {
         return qp.policy.receiveLayout() == TransportPolicy.ReceiveLayout.GRH_THEN_PAYLOAD ? Grh.LENGTH : 0;
@@ -485,6 +548,25 @@ final class Responder {
     private void takeRwqe() {
         rwqeQueue = target.queue();
         rwqe = rwqeQueue.take();
+        rwqesTaken++;
+    }
+
+    /**
+     * The receive WQE a SEND whose SRETH names receive WQE number {@code n} (counted from 0 at
+     * RTR) uses, for placing its data on arrival: the one this QP holds for the message in
+     * progress, or one posted and not yet taken; null if it cannot be known yet.
+     */
+    RecvWqe rwqeNumbered(long n) {
+        long k = n - rwqesTaken;
+        if (k == -1) {
+            return rwqe;
+        }
+        return k >= 0 && k < Integer.MAX_VALUE ? target.queue().peek((int) k) : null;
+    }
+
+    /** The protection domain the QP's requests are checked against. */
+    io.rnic.core.memory.ProtectionDomain requestPd() {
+        return target.pd();
     }
 
     private State readReply(RocePacket p) {

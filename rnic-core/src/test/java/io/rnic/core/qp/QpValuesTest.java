@@ -69,7 +69,7 @@ class QpValuesTest {
         assertEquals(1 << 17, QpAttrMask.MAX_DEST_RD_ATOMIC);
         assertEquals(1 << 19, QpAttrMask.CAP);
         assertEquals(1 << 20, QpAttrMask.DEST_QPN);
-        assertEquals(21, Integer.bitCount(QpAttrMask.ALL));
+        assertEquals(22, Integer.bitCount(QpAttrMask.ALL));
     }
 
     @Test

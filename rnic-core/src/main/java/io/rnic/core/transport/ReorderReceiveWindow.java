@@ -1,0 +1,325 @@
+package io.rnic.core.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.rnic.core.hca.RecoveryTuning;
+import io.rnic.core.packet.DecodeResult;
+import io.rnic.core.packet.PacketDecoder;
+import io.rnic.core.packet.PseudoHeader;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.psn.Psn;
+import io.rnic.core.psn.ReorderBitmap;
+import io.rnic.core.time.Scheduler;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.QpState;
+
+/**
+ * Seed 002's responder with "more memory, no wire change": a request ahead of the expected PSN
+ * is copied whole into the QP's reorder buffer and its bit set at its distance from the expected
+ * PSN; when the expected PSN arrives, the run of held requests behind it is handled in PSN order
+ * as if it had just arrived (a SEND takes its receive WQE then, a WRITE or READ is checked then),
+ * and the window moves past them. A hole that stays open for {@link RecoveryTuning#holeTimeoutNanos}
+ * or behind {@link RecoveryTuning#holeRun} later requests is declared lost and NAKed at once,
+ * instead of waiting for the requester's timeout.
+ *
+ * <p>The buffer is bounded per QP (its span, {@link RecoveryTuning#reorderPackets}) and per HCA
+ * (bytes, {@link RecoveryTuning#reorderBytes}); a request beyond either is handled as go-back-N
+ * handles it. Made at RTR; its arrays at the first request out of order.
+ */
+class ReorderReceiveWindow implements ReceiveWindow {
+    protected final QpContext qp;
+    protected final Responder responder;
+    protected final RecoveryTuning tuning;
+    private final Runnable onHoleTimer = this::holeTimerFired;
+
+    /** Arrivals ahead of the expected PSN, at their distance from it. */
+    protected ReorderBitmap marks;
+    /** The copies held, by PSN modulo the span; {@code heldPsn} says whose. */
+    private ByteBuf[] packets;
+    private int[] heldPsn;
+    /** For a copy of headers only (its data already placed): the payload length it had; else -1. */
+    private int[] placedLength;
+    private int mask;
+    private int held;
+
+    private PacketDecoder decoder;
+    private RocePacket view;
+
+    // The hole at the expected PSN: when it opened, how many arrived behind it, reported or not.
+    private int holePsn = -1;
+    private long holeOpenedAt;
+    protected int arrivedBehindHole;
+    private boolean holeReported;
+    private Scheduler.Timer holeTimer;
+
+    ReorderReceiveWindow(QpContext qp, Responder responder) {
+        this.qp = qp;
+        this.responder = responder;
+        this.tuning = qp.hca.limits().recovery();
+    }
+
+    private void allocate() {
+        int span = tuning.reorderPackets();
+        marks = new ReorderBitmap(span);
+        packets = new ByteBuf[span];
+        heldPsn = new int[span];
+        placedLength = new int[span];
+        mask = span - 1;
+    }
+
+    @Override
+    public boolean ahead(RocePacket p, PseudoHeader ip) {
+        if (marks == null) {
+            allocate();
+        }
+        int expected = responder.expectedPsn();
+        if (held == 0) {
+            marks.reset(expected);
+        } else {
+            rebase(expected);
+        }
+        int psn = p.bth().psn();
+        if (Psn.forward(expected, psn) >= marks.capacity()) {
+            qp.hca.counters().inc(Counter.OOO_OVERFLOWS);
+            return false;
+        }
+        if (marks.isMarked(psn)) {
+            qp.hca.counters().inc(Counter.OOO_DUPLICATES);
+            return true;
+        }
+        if (holePsn != expected || held == 0) {
+            openHole(expected);
+        }
+        if (!keep(p, psn)) {
+            qp.hca.counters().inc(Counter.OOO_OVERFLOWS);
+            return false;
+        }
+        marks.mark(psn);
+        arrivedBehindHole++;
+        if (arrivedBehindHole >= tuning.holeRun()) {
+            holeLost();
+        }
+        return true;
+    }
+
+    /**
+     * Keeps an arrival: the whole packet here; {@link PlacingReceiveWindow} places what it can and
+     * keeps only headers. False if the HCA's budget has no room.
+     */
+    protected boolean keep(RocePacket p, int psn) {
+        return hold(p, p.length(), -1);
+    }
+
+    /**
+     * Copies the first {@code bytes} of the packet into the buffer at its PSN; {@code placed} is the
+     * payload length of a packet whose data is already in memory (then only its headers are copied
+     * and the pad count cleared), or -1.
+     */
+    protected final boolean hold(RocePacket p, int bytes, int placed) {
+        int copy = placed < 0 ? bytes : bytes + 4; // headers, then room where the ICRC was
+        if (!qp.hca.reserveReorderBytes(copy)) {
+            return false;
+        }
+        ByteBuf b = qp.hca.sink().allocator().directBuffer(copy);
+        b.writeBytes(p.buffer(), p.offset(), bytes);
+        if (placed >= 0) {
+            b.writeInt(0);
+            b.setByte(1, b.getByte(1) & ~0x30); // BTH pad count: the payload is not here
+        }
+        int j = p.bth().psn() & mask;
+        if (packets[j] != null) { // a stale copy from another lap (only after a rebase)
+            release(j);
+        }
+        packets[j] = b;
+        heldPsn[j] = p.bth().psn();
+        placedLength[j] = placed;
+        held++;
+        qp.hca.counters().inc(placed < 0 ? Counter.OOO_REQUESTS_HELD : Counter.OOO_REQUESTS_PLACED);
+        return true;
+    }
+
+    private void release(int j) {
+        ByteBuf b = packets[j];
+        packets[j] = null;
+        held--;
+        qp.hca.releaseReorderBytes(b.readableBytes());
+        b.release();
+    }
+
+    @Override
+    public void drain(PseudoHeader ip) {
+        while (held > 0) {
+            int e = responder.expectedPsn();
+            rebase(e);
+            if (held == 0 || !marks.isMarked(e)) {
+                if (held > 0 && holePsn != e) {
+                    openHole(e); // a new hole: the old one filled, another opens behind it
+                }
+                return;
+            }
+            int run = marks.advance();
+            for (int i = 0; i < run; i++) {
+                replay(Psn.add(e, i), ip);
+            }
+        }
+    }
+
+    /** Hands back the held request at {@code psn}, if it is still the expected one. */
+    private void replay(int psn, PseudoHeader ip) {
+        int j = psn & mask;
+        ByteBuf b = packets[j];
+        if (b == null || heldPsn[j] != psn) {
+            return;
+        }
+        int placed = placedLength[j];
+        packets[j] = null;
+        held--;
+        qp.hca.releaseReorderBytes(b.readableBytes());
+        try {
+            if (psn != responder.expectedPsn() || !responding()) {
+                // The one before it did not advance the window (an RNR NAK, an error): the
+                // requester resends from there, this one included.
+                qp.hca.counters().inc(Counter.RCVD_DROPPED);
+                return;
+            }
+            if (decoder == null) {
+                decoder = new PacketDecoder();
+                view = new RocePacket();
+            }
+            if (decoder.decode(b, b.readerIndex(), b.readableBytes(), view) != DecodeResult.OK) {
+                qp.hca.counters().inc(Counter.INTERNAL_ERRORS); // it decoded when it arrived
+                return;
+            }
+            responder.process(view, ip, placed);
+        } finally {
+            b.release();
+        }
+    }
+
+    private boolean responding() {
+        QpState s = qp.state;
+        return !qp.destroyed && s != QpState.ERR && s != QpState.RESET;
+    }
+
+    /**
+     * Makes the bitmap start at the expected PSN {@code e}: a plain move forward when the PSNs
+     * between were taken in order; otherwise (the window did not move as far as the last run)
+     * the held copies still ahead of {@code e} are marked again from scratch.
+     */
+    private void rebase(int e) {
+        int base = marks.base();
+        if (base == e) {
+            return;
+        }
+        int d = Psn.forward(base, e);
+        if (d < Psn.WINDOW && d <= marks.capacity()) {
+            for (int i = 0; i < d && held > 0; i++) {
+                int q = Psn.add(base, i);
+                int j = q & mask;
+                if (packets[j] != null && heldPsn[j] == q) {
+                    release(j); // behind the window now: taken in order by its retransmission
+                }
+            }
+            marks.skipTo(e);
+            return;
+        }
+        marks.reset(e);
+        for (int j = 0; j < packets.length && held > 0; j++) {
+            if (packets[j] == null) {
+                continue;
+            }
+            int ahead = Psn.forward(e, heldPsn[j]);
+            if (ahead > 0 && ahead < marks.capacity()) {
+                marks.mark(heldPsn[j]);
+            } else {
+                release(j);
+            }
+        }
+    }
+
+    @Override
+    public void clear() {
+        if (packets != null) {
+            for (int j = 0; j < packets.length && held > 0; j++) {
+                if (packets[j] != null) {
+                    release(j);
+                }
+            }
+        }
+        held = 0;
+        holePsn = -1;
+        if (holeTimer != null) {
+            holeTimer.cancel();
+            holeTimer = null;
+        }
+    }
+
+    @Override
+    public int held() {
+        return held;
+    }
+
+    private void openHole(int e) {
+        holePsn = e;
+        holeOpenedAt = qp.hca.scheduler().nanoTime();
+        arrivedBehindHole = 0;
+        holeReported = false;
+        if (holeTimer == null) {
+            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos(), onHoleTimer);
+        }
+    }
+
+    private void holeTimerFired() {
+        holeTimer = null;
+        if (held == 0 || !responding()) {
+            return;
+        }
+        int e = responder.expectedPsn();
+        if (e != holePsn) {
+            openHole(e);
+            return;
+        }
+        long waited = qp.hca.scheduler().nanoTime() - holeOpenedAt;
+        if (waited < tuning.holeTimeoutNanos()) {
+            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos() - waited, onHoleTimer);
+            return;
+        }
+        holeLost();
+        if (repeatsReport()) {
+            holeOpenedAt = qp.hca.scheduler().nanoTime();
+            holeReported = false;
+            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos(), onHoleTimer);
+        }
+    }
+
+    /** The hole at the expected PSN is a loss: report it once. */
+    private void holeLost() {
+        if (holeReported && !repeatsReport()) {
+            return;
+        }
+        holeReported = true;
+        arrivedBehindHole = 0;
+        qp.hca.counters().inc(Counter.HOLE_NAKS_SENT);
+        reportHole();
+    }
+
+    /**
+     * Tells the requester: a sequence NAK at the expected PSN, which makes a standard requester go
+     * back to it (and the held requests it resends are then duplicates).
+     */
+    protected void reportHole() {
+        responder.nakSequence();
+    }
+
+    /**
+     * Whether a hole still open a timeout after its report is reported again. A standard
+     * requester ignores a second NAK at the same PSN until its own timeout, so go-back-N's is not.
+     */
+    protected boolean repeatsReport() {
+        return false;
+    }
+
+    /** True if {@code psn} is held or placed ahead of the expected PSN. */
+    protected final boolean isHeld(int psn) {
+        return marks != null && held > 0 && marks.isMarked(psn);
+    }
+}

@@ -1,0 +1,237 @@
+package io.rnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rnic.core.hca.HcaLimits;
+import io.rnic.core.hca.RecoveryTuning;
+import io.rnic.core.packet.OpcodeTable;
+import io.rnic.core.psn.Psn;
+import io.rnic.transport.fault.Faults;
+import io.rnic.transport.fault.PacketMatch;
+import io.rnic.transport.sim.LinkDirection;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Seed 002's first scheme, "more memory, no wire change" ({@link LossRecovery#REORDER}), one
+ * named test per rule, on the simulated network with scripted faults in virtual time: the
+ * responder's reorder buffer and hole detection, and the requester's placement of READ responses
+ * ahead of the expected one with selective re-reads of the missing pieces.
+ */
+class LossRecoveryTest {
+    static final int PSN_A = 0x1000;
+    static final int PSN_B = 0x2000;
+    static final int MTU = 1024;
+
+    static RcFixture fixture(long seed, LossRecovery mode) {
+        return fixture(seed, mode, RecoveryTuning.defaults());
+    }
+
+    static RcFixture fixture(long seed, LossRecovery mode, RecoveryTuning tuning) {
+        DeviceConfig config = DeviceConfig.defaults().withLimits(HcaLimits.defaults().withRecovery(tuning));
+        return new RcFixture(seed, config, RcOptions.defaults().withLossRecovery(mode), PSN_A, PSN_B,
+                QpCaps.defaults(), false);
+    }
+
+    static LinkDirection ab(RcFixture f) {
+        return f.net.direction(f.wireA, f.wireB);
+    }
+
+    static LinkDirection ba(RcFixture f) {
+        return f.net.direction(f.wireB, f.wireA);
+    }
+
+    static SendWorkRequest write(RcFixture f, long id, int offset, int len) {
+        return new SendWorkRequest().wrId(id).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                .sge(f.mrA.address() + offset, len, f.mrA.lkey()).rdma(f.mrB.address() + offset, f.mrB.rkey());
+    }
+
+    static SendWorkRequest send(RcFixture f, long id, int offset, int len) {
+        return new SendWorkRequest().wrId(id).opcode(WrOpcode.SEND).signaled(true)
+                .sge(f.mrA.address() + offset, len, f.mrA.lkey());
+    }
+
+    static SendWorkRequest read(RcFixture f, long id, int offset, int len) {
+        return new SendWorkRequest().wrId(id).opcode(WrOpcode.RDMA_READ).signaled(true)
+                .sge(f.mrA.address() + offset, len, f.mrA.lkey()).rdma(f.mrB.address() + offset, f.mrB.rkey());
+    }
+
+    static List<Integer> psns(List<Wiretap.Seen> seen, String opcodePrefix) {
+        return seen.stream().filter(s -> s.opcode().startsWith(opcodePrefix)).map(Wiretap.Seen::psn)
+                .collect(Collectors.toList());
+    }
+
+    static PacketMatch opcode(String name) {
+        return PacketMatch.opcode(OpcodeTable.byName(name).code());
+    }
+
+    // ------------------------------------------------------------------ responder: reorder buffer
+
+    @Test
+    void reorderedRequestIsHeldAndHandledInPsnOrderWithoutAnyRetransmission() {
+        for (LossRecovery mode : new LossRecovery[] {LossRecovery.GO_BACK_N, LossRecovery.REORDER}) {
+            try (RcFixture f = fixture(1, mode)) {
+                ab(f).fault(Faults.delayPastNext(PacketMatch.psn(-1, PSN_A + 2)));
+                RcFixture.fill(f.bufA, 0, 8 * MTU, 7);
+                f.postA(write(f, 1, 0, 8 * MTU));
+                assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+                assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 8 * MTU));
+                if (mode == LossRecovery.REORDER) {
+                    assertEquals(1, f.b.counters().get(Counter.OOO_REQUESTS_HELD));
+                    assertEquals(0, f.b.counters().get(Counter.NAKS_SENT), "a late packet is not a lost one");
+                    assertEquals(0, f.a.counters().get(Counter.RETRANSMITTED_PKTS));
+                } else {
+                    assertTrue(f.b.counters().get(Counter.NAKS_SENT) > 0, "go-back-N NAKs the overtaking packet");
+                    assertTrue(f.a.counters().get(Counter.RETRANSMITTED_PKTS) > 0);
+                }
+            }
+        }
+    }
+
+    @Test
+    void heldSendTakesItsReceiveWqeOnlyWhenHandedBackInOrder() {
+        try (RcFixture f = fixture(2, LossRecovery.REORDER)) {
+            // A first SEND learns the responder's credits, so the next two go back to back.
+            f.postRecvB(f.recvB(0, 8192, 4096));
+            f.postRecvB(f.recvB(1, 0, 4096));
+            f.postRecvB(f.recvB(2, 4096, 4096));
+            f.postA(send(f, 0, 0, 8));
+            assertEquals(0, f.await(f.cqB).wrId());
+            f.await(f.cqA);
+            ab(f).fault(Faults.delayPastNext(PacketMatch.psn(-1, PSN_A + 1)));
+            RcFixture.fill(f.bufA, 0, 100, 1);
+            RcFixture.fill(f.bufA, 100, 200, 2);
+            f.postA(send(f, 1, 0, 100));
+            f.postA(send(f, 2, 100, 200));
+            List<WorkCompletion> wcs = f.await(f.cqB, 2);
+            assertEquals(1, wcs.get(0).wrId(), "the first message takes the first receive WQE");
+            assertEquals(100, wcs.get(0).byteLen());
+            assertEquals(2, wcs.get(1).wrId());
+            assertEquals(200, wcs.get(1).byteLen());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 100));
+            assertTrue(RcFixture.same(f.bufA, 100, f.bufB, 4096, 200));
+            assertEquals(1, f.b.counters().get(Counter.OOO_REQUESTS_HELD));
+            assertEquals(0, f.a.counters().get(Counter.RETRANSMITTED_PKTS));
+        }
+    }
+
+    @Test
+    void holeWithHoleRunLaterArrivalsBehindItIsNakedAtOnce() {
+        try (RcFixture f = fixture(3, LossRecovery.REORDER)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
+            RcFixture.fill(f.bufA, 0, 16 * MTU, 3);
+            f.postA(write(f, 1, 0, 16 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 16 * MTU));
+            assertEquals(1, f.b.counters().get(Counter.HOLE_NAKS_SENT));
+            Wiretap.Seen nak = sentB.stream().filter(s -> s.syndrome() == 0x60).findFirst().orElseThrow();
+            assertEquals(PSN_A + 3, nak.psn(), "the NAK names the hole");
+            assertEquals(12, f.b.counters().get(Counter.OOO_REQUESTS_HELD), "every packet behind the hole was kept");
+            long sentHoleRunth = sentA.get(3 + RecoveryTuning.defaults().holeRun()).at();
+            assertTrue(nak.at() - sentHoleRunth < 10_000, "NAKed as the hole-run-th packet behind it arrived, not "
+                    + "at the hole timeout: " + (nak.at() - sentHoleRunth) + " ns after it was sent");
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+        }
+    }
+
+    @Test
+    void holeUnfilledForTheHoleTimeoutIsNakedLongBeforeTheAckTimeout() {
+        try (RcFixture f = fixture(4, LossRecovery.REORDER)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A));
+            f.postA(write(f, 1, 0, 3 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            Wiretap.Seen nak = sentB.stream().filter(s -> s.syndrome() == 0x60).findFirst().orElseThrow();
+            long lastArrivalSent = sentA.get(2).at();
+            long waited = nak.at() - lastArrivalSent;
+            long timeout = RecoveryTuning.defaults().holeTimeoutNanos();
+            assertTrue(waited >= timeout && waited < timeout + 50_000, "NAKed after the hole timeout, waited " + waited);
+            assertEquals(1, f.b.counters().get(Counter.HOLE_NAKS_SENT));
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS), "not the 67 ms ACK timeout");
+        }
+    }
+
+    @Test
+    void requestBeyondTheReorderSpanIsHandledAsGoBackNHandlesIt() {
+        RecoveryTuning small = new RecoveryTuning(64, 64L << 20, 100_000, 1000);
+        try (RcFixture f = fixture(5, LossRecovery.REORDER, small)) {
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A));
+            RcFixture.fill(f.bufA, 0, 100 * MTU, 5);
+            f.postA(write(f, 1, 0, 100 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 100 * MTU));
+            assertEquals(63, f.b.counters().get(Counter.OOO_REQUESTS_HELD), "PSNs 1..63 ahead fit the span of 64");
+            assertTrue(f.b.counters().get(Counter.OOO_OVERFLOWS) > 0);
+            assertEquals(1, f.b.counters().get(Counter.OUT_OF_SEQ_REQUEST), "the first beyond it drew the NAK");
+        }
+    }
+
+    @Test
+    void theHcaByteBudgetBoundsWhatAllQpsHold() {
+        RecoveryTuning tight = new RecoveryTuning(256, 3 * (MTU + 100), 100_000, 1000);
+        try (RcFixture f = fixture(6, LossRecovery.REORDER, tight)) {
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A));
+            RcFixture.fill(f.bufA, 0, 10 * MTU, 6);
+            f.postA(write(f, 1, 0, 10 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 10 * MTU));
+            assertEquals(3, f.b.counters().get(Counter.OOO_REQUESTS_HELD), "three packets fit the budget");
+            assertEquals(0, f.b.hca().reorderBytesHeld(), "everything held was given back");
+        }
+    }
+
+    @Test
+    void heldRequestsAreReleasedWhenTheQpFails() {
+        try (RcFixture f = fixture(7, LossRecovery.REORDER)) {
+            ab(f).fault(Faults.only(PacketMatch.psn(-1, PSN_A), Faults.drop(1.0)));
+            f.postA(write(f, 1, 0, 4 * MTU));
+            f.net.scheduler().runFor(10_000);
+            assertEquals(3, f.b.counters().get(Counter.OOO_REQUESTS_HELD));
+            assertTrue(f.b.hca().reorderBytesHeld() > 0);
+            f.qpB.modify(new QpAttributes().state(QpState.ERR));
+            assertEquals(0, f.b.hca().reorderBytesHeld());
+        }
+    }
+
+    @Test
+    void underRandomLossAndReorderingEveryMessageCompletesInOrderExactlyOnce() {
+        for (LossRecovery mode : new LossRecovery[] {LossRecovery.REORDER}) {
+            try (RcFixture f = fixture(8, mode)) {
+                ab(f).fault(Faults.drop(0.02)).fault(Faults.reorder(0.05, 3_000));
+                ba(f).fault(Faults.drop(0.02)).fault(Faults.reorder(0.05, 3_000));
+                int n = 60;
+                for (int i = 0; i < n; i++) {
+                    f.postRecvB(f.recvB(i, 600_000 + (i % 16) * 4096, 4096));
+                }
+                RcFixture.fill(f.bufA, 0, 512 * 1024, 11);
+                RcFixture.fill(f.bufB, 300_000, 64 * 1024, 12);
+                for (int i = 0; i < n; i++) {
+                    switch (i % 3) {
+                        case 0 -> f.postA(write(f, i, (i % 8) * 16 * MTU, 16 * MTU));
+                        case 1 -> f.postA(send(f, i, (i % 8) * 4096, 3000));
+                        default -> f.postA(new SendWorkRequest().wrId(i).opcode(WrOpcode.RDMA_READ).signaled(true)
+                                .sge(f.mrA.address() + 700_000, 16 * MTU, f.mrA.lkey())
+                                .rdma(f.mrB.address() + 300_000, f.mrB.rkey()));
+                    }
+                }
+                List<WorkCompletion> wcs = f.await(f.cqA, n);
+                for (int i = 0; i < n; i++) {
+                    assertEquals(i, wcs.get(i).wrId(), "completions in posting order");
+                    assertEquals(WcStatus.SUCCESS, wcs.get(i).status());
+                }
+                assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 8 * 16 * MTU));
+                assertTrue(RcFixture.same(f.bufB, 300_000, f.bufA, 700_000, 16 * MTU));
+                List<WorkCompletion> recvs = f.await(f.cqB, n / 3);
+                assertEquals(n / 3, recvs.size());
+                f.settle();
+                assertEquals(0, f.cqB.size(), "each SEND received exactly once");
+            }
+        }
+    }
+}
