@@ -199,6 +199,101 @@ class LossRecoveryTest {
         }
     }
 
+    // ------------------------------------------------------------------ requester: READ responses
+
+    /** READ requests A sent, as (PSN, DMA length) pairs. */
+    static List<long[]> readRequests(List<Wiretap.Seen> sentA) {
+        return sentA.stream().filter(s -> s.opcode().contains("READ_REQUEST")).map(s -> new long[] {s.psn(), s.dmaLength()})
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void readResponseAheadOfTheExpectedOneIsPlacedAndOnlyTheMissingPieceIsReread() {
+        for (LossRecovery mode : new LossRecovery[] {LossRecovery.GO_BACK_N, LossRecovery.REORDER}) {
+            try (RcFixture f = fixture(10, mode)) {
+                var sentA = Wiretap.sent(f.wireA);
+                ba(f).fault(Faults.dropPsnOnce(-1, PSN_A + 2));
+                RcFixture.fill(f.bufB, 0, 7 * MTU, 10);
+                f.postA(read(f, 1, 0, 7 * MTU));
+                assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+                assertTrue(RcFixture.same(f.bufB, 0, f.bufA, 0, 7 * MTU));
+                List<long[]> reqs = readRequests(sentA);
+                assertEquals(2, reqs.size());
+                assertEquals(PSN_A + 2, reqs.get(1)[0], "asked again from the lost response's PSN");
+                if (mode == LossRecovery.REORDER) {
+                    assertEquals(MTU, reqs.get(1)[1], "for the one missing piece only");
+                    assertEquals(4, f.a.counters().get(Counter.OOO_READ_RESPONSES));
+                    assertEquals(1, f.a.counters().get(Counter.SELECTIVE_REREADS));
+                    assertEquals(0, f.a.counters().get(Counter.IMPLIED_NAK));
+                    assertEquals(8, f.b.counters().get(Counter.READ_RESPONSES_SENT));
+                } else {
+                    assertEquals(5 * MTU, reqs.get(1)[1], "go-back-N asks for everything from the loss on");
+                    assertEquals(1, f.a.counters().get(Counter.IMPLIED_NAK));
+                    assertEquals(12, f.b.counters().get(Counter.READ_RESPONSES_SENT));
+                }
+                assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+            }
+        }
+    }
+
+    @Test
+    void holeWithHoleRunResponsesBehindItIsRereadBeforeTheReadEnds() {
+        try (RcFixture f = fixture(11, LossRecovery.REORDER)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            ba(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
+            RcFixture.fill(f.bufB, 0, 32 * MTU, 11);
+            f.postA(read(f, 1, 0, 32 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufB, 0, f.bufA, 0, 32 * MTU));
+            List<Wiretap.Seen> reqs = sentA.stream().filter(x -> x.opcode().contains("READ_REQUEST")).toList();
+            assertEquals(2, reqs.size());
+            assertEquals(PSN_A + 3, reqs.get(1).psn());
+            long lastResponseArrived = sentB.stream().filter(x -> x.psn() == PSN_A + 31).findFirst().orElseThrow().at();
+            assertTrue(reqs.get(1).at() - lastResponseArrived < RecoveryTuning.defaults().holeTimeoutNanos() / 10,
+                    "re-read as the responses behind the hole came in, not a hole timeout later");
+            assertEquals(1, f.a.counters().get(Counter.SELECTIVE_REREADS));
+        }
+    }
+
+    @Test
+    void ackBeyondAReadMissingAPieceIsAppliedOnceTheReadCompletes() {
+        try (RcFixture f = fixture(12, LossRecovery.REORDER)) {
+            ba(f).fault(Faults.dropPsnOnce(-1, PSN_A + 1));
+            RcFixture.fill(f.bufB, 0, 4 * MTU, 12);
+            RcFixture.fill(f.bufA, 100_000, 512, 13);
+            f.postA(read(f, 1, 0, 4 * MTU));
+            f.postA(write(f, 2, 100_000, 512));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(1, wcs.get(0).wrId());
+            assertEquals(2, wcs.get(1).wrId());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertTrue(RcFixture.same(f.bufB, 0, f.bufA, 0, 4 * MTU));
+            assertEquals(0, f.a.counters().get(Counter.IMPLIED_NAK));
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+            assertEquals(0, f.b.counters().get(Counter.DUPLICATE_REQUEST) - 1, "only the re-read was a duplicate");
+        }
+    }
+
+    @Test
+    void laterReadResponsesArePlacedWhileAnEarlierReadMissesAPiece() {
+        try (RcFixture f = fixture(13, LossRecovery.REORDER)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ba(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3));
+            RcFixture.fill(f.bufB, 0, 8 * MTU, 13);
+            f.postA(read(f, 1, 0, 4 * MTU));
+            f.postA(read(f, 2, 4 * MTU, 4 * MTU));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(List.of(1L, 2L), wcs.stream().map(WorkCompletion::wrId).toList());
+            assertTrue(RcFixture.same(f.bufB, 0, f.bufA, 0, 8 * MTU));
+            List<long[]> reqs = readRequests(sentA);
+            assertEquals(3, reqs.size(), "A, B, and A's last piece again; B is not asked for twice");
+            assertEquals(PSN_A + 3, reqs.get(2)[0]);
+            assertEquals(MTU, reqs.get(2)[1]);
+            assertEquals(4, f.a.counters().get(Counter.OOO_READ_RESPONSES));
+        }
+    }
+
     @Test
     void underRandomLossAndReorderingEveryMessageCompletesInOrderExactlyOnce() {
         for (LossRecovery mode : new LossRecovery[] {LossRecovery.REORDER}) {

@@ -20,7 +20,11 @@ final class Wiretap {
      * One packet as sent: opcode, PSN, the AETH syndrome and MSN where there is an AETH (-1
      * otherwise), and the BTH AckReq bit.
      */
-    record Seen(String opcode, int psn, int syndrome, long at, int msn, boolean ackReq) {
+    record Seen(String opcode, int psn, int syndrome, long at, int msn, boolean ackReq, long dmaLength) {
+        Seen(String opcode, int psn, int syndrome, long at, int msn, boolean ackReq) {
+            this(opcode, psn, syndrome, at, msn, ackReq, -1);
+        }
+
         @Override
         public String toString() {
             return opcode + "@" + psn + (syndrome >= 0 ? String.format("/0x%02x", syndrome) : "");
@@ -42,7 +46,9 @@ final class Wiretap {
                 int syn = aeth ? p.getUnsignedByte(aethAt) : -1;
                 int msn = aeth ? p.getUnsignedMedium(aethAt + 1) : -1;
                 boolean ackReq = (p.getUnsignedByte(r + 8) & 0x80) != 0;
-                seen.add(new Seen(op == null ? "?" : op.name(), p.getUnsignedMedium(r + 9), syn, ts, msn, ackReq));
+                long dma = op != null && op.has(io.rnic.core.packet.Header.RETH)
+                        ? p.getUnsignedInt(r + op.offsetOf(io.rnic.core.packet.Header.RETH) + 12) : -1;
+                seen.add(new Seen(op == null ? "?" : op.name(), p.getUnsignedMedium(r + 9), syn, ts, msn, ackReq, dma));
             }
         });
         return seen;

@@ -1,7 +1,7 @@
 package io.rnic.core.hca;
 
 /**
- * The knobs of seed 002's loss recovery ({@link io.rnic.verbs.LossRecovery}): how much a
+ * The knobs of seed 002's loss recovery (the QP's loss recovery mode): how much a
  * responder may hold out of order, and when a hole is declared lost instead of late.
  *
  * @param reorderPackets   requests one QP may hold ahead of its expected PSN, and the span of PSNs

@@ -54,6 +54,8 @@ final class Completer {
     private final ReliabilityContext rel;
     private final RequesterPsnWindow window;
     private final Runnable onAckTimer = this::ackTimerFired;
+    /** Which responses ahead of the expected one are used (the QP's loss recovery mode). */
+    private ResponseWindow responses = ResponseWindow.IN_ORDER;
 
     private SendWqe wqe;
     private int retryPsn;
@@ -67,6 +69,8 @@ final class Completer {
     }
 
     void start() {
+        responses.clear();
+        responses = ResponseWindow.of(qp.attrs.lossRecovery(), qp, this);
         rel.retryLeft = qp.attrs.retryCnt();
         rel.rnrLeft = qp.attrs.rnrRetry();
     }
@@ -83,6 +87,7 @@ final class Completer {
 
     void stop() {
         rel.stopTimers();
+        responses.clear();
     }
 
     /** Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout; 0 means no timer. */
@@ -104,7 +109,7 @@ final class Completer {
         }
     }
 
-    private void progress() {
+    void progress() {
         rel.impliedRetryPsn = -1;
         rel.retryLeft = qp.attrs.retryCnt();
         rel.rnrLeft = qp.attrs.rnrRetry();
@@ -157,11 +162,26 @@ final class Completer {
         if (p.opcode().has(io.rnic.core.packet.Header.AETH)) {
             qp.requester.credits(p.aeth().syndrome(), p.aeth().msn());
         }
+        if (responses.take(p)) {
+            qp.requester.run();
+            return;
+        }
         runFrom(State.GET_WQE, p);
         qp.requester.run();
     }
 
-    private SendWqe oldestSent() {
+    /** Completes {@code w}, the oldest sent WQE, successfully (for the response window). */
+    void complete(SendWqe w) {
+        wqe = w;
+        completeWqe();
+    }
+
+    /** Completes {@code w} with {@code status} and moves the QP to ERR (for the response window). */
+    void fail(SendWqe w, WcStatus status) {
+        qp.failWith(AsyncEvent.Type.QP_FATAL, () -> qp.completions.completeSend(w, status));
+    }
+
+    SendWqe oldestSent() {
         SendQueue sq = qp.sq;
         if (sq.completed() >= sq.posted()) {
             return null;

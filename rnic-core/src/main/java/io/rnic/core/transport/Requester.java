@@ -408,6 +408,24 @@ final class Requester {
         return true;
     }
 
+    /**
+     * Seed 002's selective re-read: a READ request for {@code count} response packets of READ
+     * {@code w} from packet {@code index}, at the PSN of that packet, for the data those packets
+     * carry. The responder answers it as a duplicate READ of a subset.
+     */
+    void reread(SendWqe w, int index, int count) {
+        Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_REQUEST, Position.ONLY, false, false);
+        Destination d = qp.addressing.resolve(w);
+        RocePacket p = qp.framer.start(op, 0, d);
+        long offset = (long) index * qp.mtu;
+        long length = Math.min((long) count * qp.mtu, w.length() - offset);
+        p.bth().psn(Psn.add(w.firstPsn, index)).ackReq(true);
+        p.reth().virtualAddress(w.remoteAddr + offset).rkey(w.rkey).dmaLength((int) length);
+        qp.framer.transmit(p, d);
+        qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
+        qp.completer.packetSent();
+    }
+
     private static Position position(int index, int count) {
         if (count == 1) {
             return Position.ONLY;

@@ -72,6 +72,16 @@ public final class SendWqe {
     /** For a READ being retried from the middle: the PSN of the new request. */
     int readRetryPsn;
     boolean localChecked;
+    // Selective loss recovery (seed 002): which response packets of a READ have arrived, and an
+    // atomic's answer that arrived while an earlier READ was still missing pieces.
+    private long[] responseBits;
+    int responseCount;
+    /** Response packets 0..responsePrefix-1 have all arrived. */
+    int responsePrefix;
+    boolean atomicAnswered;
+    long atomicOriginal;
+    /** Response packets before this index have been asked for again since the READ was sent. */
+    int rereadUpTo;
 
     SendWqe(int maxSge, int maxInline) {
         this.sgl = new SgList(maxSge);
@@ -110,6 +120,37 @@ public final class SendWqe {
         readPlaced = 0;
         readRetryPsn = -1;
         localChecked = false;
+        if (responseCount > 0 && responseBits != null) {
+            java.util.Arrays.fill(responseBits, 0);
+        }
+        responseCount = 0;
+        responsePrefix = 0;
+        rereadUpTo = 0;
+        atomicAnswered = false;
+    }
+
+    /** Makes room for one bit per response packet of this READ (kept for the slot's later READs). */
+    void prepareResponseBits() {
+        int words = (packets + 63) >>> 6;
+        if (responseBits == null || responseBits.length < words) {
+            long[] bigger = new long[Math.max(words, 1)];
+            if (responseBits != null) {
+                System.arraycopy(responseBits, 0, bigger, 0, responseBits.length);
+            }
+            responseBits = bigger;
+        }
+    }
+
+    boolean responseArrived(int index) {
+        return (responseBits[index >>> 6] & (1L << index)) != 0;
+    }
+
+    void markResponse(int index) {
+        responseBits[index >>> 6] |= 1L << index;
+        responseCount++;
+        while (responsePrefix < packets && responseArrived(responsePrefix)) {
+            responsePrefix++;
+        }
     }
 
     boolean signaled() {

@@ -1,0 +1,40 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.packet.RocePacket;
+import io.rnic.verbs.LossRecovery;
+
+/**
+ * The requester's response window (seed 002): which responses it can use ahead of the one it
+ * expects. In order ({@link #IN_ORDER}) it uses none: a later response is an implied NAK and the
+ * READ is asked for again from the first response missing (reference §5.3). Selective
+ * ({@link SelectiveResponseWindow}) places every READ response where its PSN says, and asks
+ * again only for the pieces that are missing.
+ */
+interface ResponseWindow {
+    /**
+     * Offers a response in the valid region to the window.
+     *
+     * @return true if the window handled it; false if the completer's in-order rules apply
+     */
+    boolean take(RocePacket p);
+
+    /** Stops its timers (the QP is reset or failed). */
+    void clear();
+
+    /** The go-back-N window: takes nothing. */
+    ResponseWindow IN_ORDER = new ResponseWindow() {
+        @Override
+        public boolean take(RocePacket p) {
+            return false;
+        }
+
+        @Override
+        public void clear() {
+        }
+    };
+
+    /** The window for a QP's loss recovery mode. */
+    static ResponseWindow of(LossRecovery mode, QpContext qp, Completer completer) {
+        return mode == LossRecovery.GO_BACK_N ? IN_ORDER : new SelectiveResponseWindow(qp, completer);
+    }
+}

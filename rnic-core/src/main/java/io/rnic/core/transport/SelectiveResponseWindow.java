@@ -1,0 +1,284 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.hca.RecoveryTuning;
+import io.rnic.core.packet.AethSyndrome;
+import io.rnic.core.packet.Header;
+import io.rnic.core.packet.Operation;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.psn.Psn;
+import io.rnic.core.psn.RequesterPsnWindow;
+import io.rnic.core.time.Scheduler;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.WcStatus;
+
+/**
+ * Seed 002's requester for READ responses: a response ahead of the expected one is placed in the
+ * local buffer at once (the requester knows where each response PSN of each READ lands), a bit
+ * per response packet records what has arrived, and only the missing MTU-sized pieces are asked
+ * for again, with smaller READ requests at their own PSNs (which the responder answers as
+ * duplicate READs of a subset, seed 000 §3.3.2.1). A hole is taken for a loss when
+ * {@link RecoveryTuning#holeRun} responses have arrived behind it, or nothing has arrived for
+ * {@link RecoveryTuning#holeTimeoutNanos}.
+ *
+ * <p>Completions stay in posting order: a READ completes when its last piece lands and every
+ * WQE before it has completed; an ACK or atomic ACK that arrives beyond a READ still missing
+ * pieces is remembered and applied to the WQEs it covers once the READ completes.
+ */
+final class SelectiveResponseWindow implements ResponseWindow {
+    private final QpContext qp;
+    private final Completer completer;
+    private final RequesterPsnWindow window;
+    private final RecoveryTuning tuning;
+    private final Runnable onHoleTimer = this::holeTimerFired;
+
+    /** The newest plain ACK that arrived beyond a READ still missing pieces. */
+    private boolean ackDeferred;
+    private int deferredAckPsn;
+    /** The highest response PSN seen since the window last emptied. */
+    private boolean seen;
+    private int highestSeen;
+    /** Responses that arrived behind a hole since the last re-read. */
+    private int arrivedBehindHoles;
+    private long lastProgressAt;
+    private Scheduler.Timer holeTimer;
+
+    SelectiveResponseWindow(QpContext qp, Completer completer) {
+        this.qp = qp;
+        this.completer = completer;
+        this.window = qp.rel.sendWindow;
+        this.tuning = qp.hca.limits().recovery();
+    }
+
+    @Override
+    public boolean take(RocePacket p) {
+        SendWqe oldest = completer.oldestSent();
+        if (oldest == null) {
+            return false;
+        }
+        int psn = p.bth().psn();
+        boolean hasAeth = p.opcode().has(Header.AETH);
+        if (hasAeth && AethSyndrome.type(p.aeth().syndrome()) != AethSyndrome.TYPE_ACK) {
+            return false; // NAKs keep their rules
+        }
+        if (p.opcode().operation() == Operation.RDMA_READ_RESPONSE) {
+            SendWqe w = containing(psn);
+            if (w == null || !w.kind.isRead()) {
+                return false; // an ATOMIC WRITE's or FLUSH's answer, or stale: the in-order rules
+            }
+            read(w, p, psn);
+            return true;
+        }
+        if (!oldest.kind.isRead() || !Psn.isAfter(psn, oldest.lastPsn)) {
+            return false;
+        }
+        // An ACK or atomic ACK beyond a READ with pieces missing: the responder has sent every
+        // response before it, so what is missing before it was lost.
+        if (p.opcode().operation() == Operation.ATOMIC_ACKNOWLEDGE) {
+            SendWqe w = containing(psn);
+            if (w != null && w.kind.isAtomic() && !w.atomicAnswered) {
+                w.atomicAnswered = true;
+                w.atomicOriginal = p.atomicAckEth().originalData();
+            }
+        } else if (!ackDeferred || Psn.isAfter(psn, deferredAckPsn)) {
+            ackDeferred = true;
+            deferredAckPsn = psn;
+        }
+        sawBeyondHole(psn);
+        return true;
+    }
+
+    /** The sent WQE whose PSN range holds {@code psn}, or null. */
+    private SendWqe containing(int psn) {
+        SendQueue sq = qp.sq;
+        for (long i = sq.completed(); i < sq.posted(); i++) {
+            SendWqe w = sq.at(i);
+            if (!w.psnAssigned) {
+                return null;
+            }
+            if (!Psn.isBefore(psn, w.firstPsn) && !Psn.isAfter(psn, w.lastPsn)) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    private void read(SendWqe w, RocePacket p, int psn) {
+        int index = Psn.forward(w.firstPsn, psn);
+        w.prepareResponseBits();
+        if (w.responseArrived(index)) {
+            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
+            return;
+        }
+        int mtu = qp.mtu;
+        long offset = (long) index * mtu;
+        int len = p.payloadLength();
+        long expected = index == w.packets - 1 ? w.length() - offset : mtu;
+        if (len != expected) {
+            completer.fail(w, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        if (len > 0 && !w.sgl.scatter(offset, p.buffer(), p.payloadOffset(), len)) {
+            completer.fail(w, WcStatus.LOC_PROT_ERR); // its buffer was deregistered meanwhile
+            return;
+        }
+        boolean ahead = index > w.responsePrefix || w != completer.oldestSent();
+        w.markResponse(index);
+        completer.progress();
+        lastProgressAt = qp.hca.scheduler().nanoTime();
+        if (ahead) {
+            qp.hca.counters().inc(Counter.OOO_READ_RESPONSES);
+        }
+        completeReady();
+        if (ahead) {
+            sawBeyondHole(psn);
+            return;
+        }
+        if (!seen || Psn.isAfter(psn, highestSeen)) {
+            seen = true;
+            highestSeen = psn;
+        }
+        if (readMissing()) {
+            armTimer(); // a lost tail has nothing behind it: only the quiet tells
+        }
+    }
+
+    /** A response arrived beyond a hole: after enough of them the holes before it are re-read. */
+    private void sawBeyondHole(int psn) {
+        if (!seen || Psn.isAfter(psn, highestSeen)) {
+            seen = true;
+            highestSeen = psn;
+        }
+        arrivedBehindHoles++;
+        if (arrivedBehindHoles >= tuning.holeRun()) {
+            reread(false);
+        }
+        armTimer();
+    }
+
+    /** Completes, in posting order, every WQE at the head whose answers have all arrived. */
+    private void completeReady() {
+        SendWqe w;
+        while ((w = completer.oldestSent()) != null) {
+            if (w.kind.isRead()) {
+                if (w.responseCount < w.packets) {
+                    if (w.responsePrefix > 0) { // the in-order part of the oldest READ is acknowledged
+                        window.acknowledge(Psn.add(w.firstPsn, w.responsePrefix - 1));
+                    }
+                    break;
+                }
+            } else if (w.kind.isAtomic()) {
+                if (!w.atomicAnswered) {
+                    break;
+                }
+                if (!w.sgl.putLong(w.atomicOriginal)) {
+                    completer.fail(w, WcStatus.LOC_PROT_ERR);
+                    return;
+                }
+            } else if (w.kind.isReadOrAtomic() || !ackDeferred || w.state != SendWqe.State.SENT
+                    || Psn.isAfter(w.lastPsn, deferredAckPsn)) {
+                break; // an ATOMIC WRITE or FLUSH, or a SEND/WRITE no deferred ACK covers: the in-order rules
+            }
+            completer.complete(w);
+        }
+        if (ackDeferred && !Psn.isAfter(deferredAckPsn, Psn.add(window.oldestUnacked(), -1))) {
+            ackDeferred = false; // applied
+        }
+        if (completer.oldestSent() == null) {
+            seen = false;
+            ackDeferred = false;
+        }
+    }
+
+    /**
+     * Asks again for the missing pieces of every READ whose request has gone: those before the
+     * newest response seen (they were lost), or all of them ({@code all}: nothing has arrived for a
+     * hole timeout, so the tail may be lost too).
+     */
+    private void reread(boolean all) {
+        arrivedBehindHoles = 0;
+        SendQueue sq = qp.sq;
+        for (long i = sq.completed(); i < sq.posted(); i++) {
+            SendWqe w = sq.at(i);
+            if (!w.psnAssigned || w.nextPacket < w.packets) {
+                return; // not (fully) requested yet
+            }
+            if (!w.kind.isRead() || w.responseCount >= w.packets) {
+                continue;
+            }
+            w.prepareResponseBits();
+            // A hole seen behind later responses is asked for once; only the quiet of a hole
+            // timeout asks again (the re-read itself may be lost).
+            int k = all ? w.responsePrefix : Math.max(w.responsePrefix, w.rereadUpTo);
+            while (k < w.packets) {
+                if (w.responseArrived(k)) {
+                    k++;
+                    continue;
+                }
+                int start = k;
+                while (k < w.packets && !w.responseArrived(k)) {
+                    k++;
+                }
+                int end = k;
+                if (!all) {
+                    if (!seen || !Psn.isAfter(highestSeen, Psn.add(w.firstPsn, start))) {
+                        return; // nothing arrived after this hole: not known to be lost
+                    }
+                    end = Math.min(end, Psn.forward(w.firstPsn, highestSeen));
+                }
+                if (end <= start) {
+                    return;
+                }
+                qp.requester.reread(w, start, end - start);
+                qp.hca.counters().inc(Counter.SELECTIVE_REREADS);
+                w.rereadUpTo = Math.max(w.rereadUpTo, end);
+            }
+        }
+    }
+
+    private void armTimer() {
+        if (holeTimer == null) {
+            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos(), onHoleTimer);
+        }
+    }
+
+    private void holeTimerFired() {
+        holeTimer = null;
+        if (qp.state == io.rnic.verbs.QpState.ERR || qp.state == io.rnic.verbs.QpState.RESET || !readMissing()) {
+            return;
+        }
+        long quiet = qp.hca.scheduler().nanoTime() - lastProgressAt;
+        if (quiet >= tuning.holeTimeoutNanos()) {
+            reread(true);
+            lastProgressAt = qp.hca.scheduler().nanoTime();
+            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos(), onHoleTimer);
+        } else {
+            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos() - quiet, onHoleTimer);
+        }
+    }
+
+    /** True if a READ whose request has gone is missing pieces. */
+    private boolean readMissing() {
+        SendQueue sq = qp.sq;
+        for (long i = sq.completed(); i < sq.posted(); i++) {
+            SendWqe w = sq.at(i);
+            if (!w.psnAssigned) {
+                return false;
+            }
+            if (w.kind.isRead() && w.responseCount < w.packets) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void clear() {
+        if (holeTimer != null) {
+            holeTimer.cancel();
+            holeTimer = null;
+        }
+        ackDeferred = false;
+        seen = false;
+        arrivedBehindHoles = 0;
+    }
+}
