@@ -294,9 +294,107 @@ class LossRecoveryTest {
         }
     }
 
+    // ------------------------------------------------------------------ the extended protocol
+
+    @Test
+    void selectiveModeSendsManufacturerOpcodesWithAnSrethOnEveryPacket() {
+        try (RcFixture f = fixture(20, LossRecovery.SELECTIVE)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            f.postA(write(f, 1, 0, 3 * MTU));
+            f.postA(read(f, 2, 8 * MTU, 2 * MTU));
+            assertEquals(2, f.await(f.cqA, 2).size());
+            assertTrue(sentA.stream().allMatch(x -> x.opcode().startsWith("SR_")), sentA.toString());
+            assertTrue(sentB.stream().allMatch(x -> x.opcode().startsWith("SR_")), sentB.toString());
+            assertEquals(0xE0 | 0x06, OpcodeTable.byName("SR_RDMA_WRITE_FIRST").code());
+        }
+    }
+
+    @Test
+    void writePacketsAheadOfAHoleArePlacedOnArrivalAndOnlyTheirHeadersKept() {
+        try (RcFixture f = fixture(21, LossRecovery.SELECTIVE)) {
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A));
+            RcFixture.fill(f.bufA, 0, 4 * MTU, 21);
+            f.postA(write(f, 1, 0, 4 * MTU));
+            f.net.scheduler().runFor(20_000); // the three after the hole have arrived; no NAK yet
+            assertEquals(3, f.b.counters().get(Counter.OOO_REQUESTS_PLACED));
+            assertTrue(RcFixture.same(f.bufA, MTU, f.bufB, MTU, 3 * MTU), "placed before the hole filled");
+            assertTrue(f.b.hca().reorderBytesHeld() <= 3 * 100, "headers only: " + f.b.hca().reorderBytesHeld());
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 4 * MTU));
+            assertEquals(0, f.b.hca().reorderBytesHeld());
+        }
+    }
+
+    @Test
+    void sendPacketsAheadOfAHoleArePlacedInTheReceiveWqeTheirSrethNumbers() {
+        try (RcFixture f = fixture(22, LossRecovery.SELECTIVE)) {
+            f.postRecvB(f.recvB(0, 100_000, 4096));
+            f.postRecvB(f.recvB(1, 0, 8192));
+            f.postRecvB(f.recvB(2, 8192, 8192));
+            f.postA(send(f, 0, 0, 8));
+            f.await(f.cqB);
+            f.await(f.cqA);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 1)); // the first packet of message 1
+            RcFixture.fill(f.bufA, 0, 3 * MTU, 22);
+            RcFixture.fill(f.bufA, 16384, 2 * MTU, 23);
+            f.postA(send(f, 1, 0, 3 * MTU));
+            f.postA(send(f, 2, 16384, 2 * MTU));
+            f.net.scheduler().runFor(20_000);
+            assertEquals(4, f.b.counters().get(Counter.OOO_REQUESTS_PLACED), "two of message 1, both of message 2");
+            assertTrue(RcFixture.same(f.bufA, MTU, f.bufB, MTU, 2 * MTU), "message 1's tail in receive WQE 1");
+            assertTrue(RcFixture.same(f.bufA, 16384, f.bufB, 8192, 2 * MTU), "message 2 in receive WQE 2");
+            List<WorkCompletion> wcs = f.await(f.cqB, 2);
+            assertEquals(List.of(1L, 2L), wcs.stream().map(WorkCompletion::wrId).toList());
+            assertEquals(3 * MTU, wcs.get(0).byteLen());
+            assertEquals(2 * MTU, wcs.get(1).byteLen());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 3 * MTU));
+        }
+    }
+
+    @Test
+    void selectiveNakListsExactlyTheMissingPsnsAndOnlyThoseAreSentAgain() {
+        try (RcFixture f = fixture(23, LossRecovery.SELECTIVE)) {
+            var sentA = Wiretap.sent(f.wireA);
+            var sentB = Wiretap.sent(f.wireB);
+            ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 3)).fault(Faults.dropPsnOnce(-1, PSN_A + 7));
+            RcFixture.fill(f.bufA, 0, 16 * MTU, 23);
+            f.postA(write(f, 1, 0, 16 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 16 * MTU));
+            List<Integer> writes = psns(sentA, "SR_RDMA_WRITE");
+            assertEquals(18, writes.size(), "16 packets and the 2 lost ones: " + writes);
+            assertEquals(List.of(PSN_A + 3, PSN_A + 7), writes.subList(16, 18));
+            Wiretap.Seen nak = sentB.stream().filter(x -> x.syndrome() == 0x60).findFirst().orElseThrow();
+            assertEquals(PSN_A + 3, nak.psn());
+            assertEquals(2, f.a.counters().get(Counter.SELECTIVE_RETRANSMISSIONS));
+            assertEquals(2, f.a.counters().get(Counter.RETRANSMITTED_PKTS));
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+        }
+    }
+
+    @Test
+    void aStandardPeerDropsSelectivePacketsAsAnotherTransports() {
+        DeviceConfig config = DeviceConfig.defaults();
+        try (SimPair f = new SimPair(24, config)) {
+            QueuePair qa = f.pdA.createQp(QpInitAttributes.rc(f.cqA, f.cqA));
+            QueuePair qb = f.pdB.createQp(QpInitAttributes.rc(f.cqB, f.cqB));
+            RcOptions o = RcOptions.defaults().withRetry(14, 1, 7);
+            ConnectionInfo ia = Connections.local(qa, PSN_A, f.mrA);
+            ConnectionInfo ib = Connections.local(qb, PSN_B, f.mrB);
+            Connections.connect(qa, ia, ib, o.withLossRecovery(LossRecovery.SELECTIVE),
+                    f.wireB.localAddress().getPort());
+            Connections.connect(qb, ib, ia, o, f.wireA.localAddress().getPort());
+            qa.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address(), 64, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey()));
+            assertEquals(WcStatus.RETRY_EXC_ERR, f.await(f.cqA).status());
+            assertEquals(2, f.b.counters().get(Counter.RCVD_WRONG_QP_STATE_OR_TYPE));
+        }
+    }
+
     @Test
     void underRandomLossAndReorderingEveryMessageCompletesInOrderExactlyOnce() {
-        for (LossRecovery mode : new LossRecovery[] {LossRecovery.REORDER}) {
+        for (LossRecovery mode : new LossRecovery[] {LossRecovery.REORDER, LossRecovery.SELECTIVE}) {
             try (RcFixture f = fixture(8, mode)) {
                 ab(f).fault(Faults.drop(0.02)).fault(Faults.reorder(0.05, 3_000));
                 ba(f).fault(Faults.drop(0.02)).fault(Faults.reorder(0.05, 3_000));

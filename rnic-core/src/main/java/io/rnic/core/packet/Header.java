@@ -26,7 +26,13 @@ public enum Header {
     /** Invalidate ETH: R_Key to invalidate (§2.7). */
     IETH(4),
     /** The 16 reserved bytes that follow the BTH of a CNP (§1.7). */
-    CNP_RESERVED(16);
+    CNP_RESERVED(16),
+    /**
+     * rnic's Selective Retransmission ETH (seed 002's extended protocol, docs/packets.md): where a
+     * request or READ response belongs, so it can be placed on arrival; on an ACKNOWLEDGE, the
+     * bitmap of PSNs the responder misses.
+     */
+    SRETH(32);
 
     private final int length;
 

@@ -78,13 +78,11 @@ public final class OpcodeTable {
     static {
         for (Op op : OPERATIONS) {
             for (Transport t : op.transports()) {
-                int code = t.base() | op.number();
-                Header[] prefix = t.prefix(op.operation().isResponse());
-                Header[] chain = new Header[prefix.length + op.headers().length];
-                System.arraycopy(prefix, 0, chain, 0, prefix.length);
-                System.arraycopy(op.headers(), 0, chain, prefix.length, op.headers().length);
-                ROWS[code] = new Opcode(code, t.name() + "_" + op.suffix(), t, op.operation(),
-                        op.position(), chain, op.payload());
+                addRow(op, t);
+            }
+            // rnic's selective-retransmission RC: every RC operation again, behind an SRETH.
+            if (op.transports().contains(RC)) {
+                addRow(op, Transport.SR);
             }
         }
         // Real RoCEv2 hardware sends CNPs as 0x81: BTH then 16 reserved bytes (§1.7).
@@ -101,6 +99,15 @@ public final class OpcodeTable {
         for (Opcode row : all) {
             BY_MEANING[meaning(row.transport(), row.operation(), row.position(), row.hasImmediate(), row.hasInvalidate())] = row;
         }
+    }
+
+    private static void addRow(Op op, Transport t) {
+        int code = t.base() | op.number();
+        Header[] prefix = t.prefix(op.operation().isResponse());
+        Header[] chain = new Header[prefix.length + op.headers().length];
+        System.arraycopy(prefix, 0, chain, 0, prefix.length);
+        System.arraycopy(op.headers(), 0, chain, prefix.length, op.headers().length);
+        ROWS[code] = new Opcode(code, t.name() + "_" + op.suffix(), t, op.operation(), op.position(), chain, op.payload());
     }
 
     private static int meaning(Transport t, Operation op, Position pos, boolean imm, boolean inv) {

@@ -27,6 +27,7 @@ public final class RocePacket {
     private final RdethFlyweight rdeth = new RdethFlyweight();
     private final XrcEthFlyweight xrcEth = new XrcEthFlyweight();
     private final FethFlyweight feth = new FethFlyweight();
+    private final SrethFlyweight sreth = new SrethFlyweight();
 
     /** Points the view at a packet whose structure has been checked. */
     void set(ByteBuf buffer, int offset, int length, Opcode opcode, int payloadLength, long address) {
@@ -132,6 +133,12 @@ public final class RocePacket {
     public FethFlyweight feth() {
         wrapAt(feth, Header.FETH);
         return feth;
+    }
+
+    /** rnic's selective-retransmission header (opcodes 0xE0–0xFD). */
+    public SrethFlyweight sreth() {
+        wrapAt(sreth, Header.SRETH);
+        return sreth;
     }
 
     private void wrapAt(HeaderFlyweight f, Header h) {

@@ -18,7 +18,13 @@ public enum Transport {
     /** RoCEv2 congestion notification, 0x80–0x9F. */
     CNP(0x80, new Header[0], new Header[0]),
     /** eXtended Reliable Connection, 0xA0–0xBF: XRCETH on requests only. */
-    XRC(0xA0, new Header[] {Header.XRCETH}, new Header[0]);
+    XRC(0xA0, new Header[] {Header.XRCETH}, new Header[0]),
+    /**
+     * rnic's selective-retransmission RC (seed 002's extended protocol), in the manufacturer-specific
+     * range 0xE0–0xFF: RC's operations at RC's numbers plus 0xE0, with an SRETH after the BTH of
+     * every packet. Only QPs that both set {@code LossRecovery.SELECTIVE} send or accept it.
+     */
+    SR(0xE0, new Header[] {Header.SRETH}, new Header[] {Header.SRETH});
 
     private final int base;
     private final Header[] requestPrefix;

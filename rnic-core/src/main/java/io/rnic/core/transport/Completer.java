@@ -162,12 +162,63 @@ final class Completer {
         if (p.opcode().has(io.rnic.core.packet.Header.AETH)) {
             qp.requester.credits(p.aeth().syndrome(), p.aeth().msn());
         }
+        if (isSelectiveNak(p)) {
+            selectiveNak(p);
+            qp.requester.run();
+            return;
+        }
         if (responses.take(p)) {
             qp.requester.run();
             return;
         }
         runFrom(State.GET_WQE, p);
         qp.requester.run();
+    }
+
+    /** A sequence NAK of seed 002's extended protocol: its SRETH lists the PSNs the responder misses. */
+    private static boolean isSelectiveNak(RocePacket p) {
+        return p.opcode().operation() == Operation.ACKNOWLEDGE && p.opcode().has(io.rnic.core.packet.Header.SRETH)
+                && p.aeth().syndrome() == AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR);
+    }
+
+    /**
+     * Seed 002's extended protocol: the responder has every request before the NAK's PSN, and
+     * lists which after it it misses; exactly those packets are sent again, and nothing is rewound.
+     * What it acknowledges stops at a READ or atomic still waiting for its answers (they must stay
+     * in the valid region); the response window applies the rest when they complete.
+     */
+    private void selectiveNak(RocePacket p) {
+        int psn = p.bth().psn();
+        qp.hca.counters().inc(Counter.RCVD_NAKS);
+        qp.hca.counters().inc(Counter.RCVD_SELECTIVE_NAKS);
+        int acknowledged = psn;
+        SendQueue sq = qp.sq;
+        for (long i = sq.completed(); i < sq.posted(); i++) {
+            SendWqe w = sq.at(i);
+            if (!w.psnAssigned || !Psn.isBefore(w.firstPsn, psn)) {
+                break;
+            }
+            if (w.kind.isReadOrAtomic()) {
+                acknowledged = w.firstPsn;
+                responses.acknowledgedBeyond(Psn.add(psn, -1));
+                break;
+            }
+        }
+        if (Psn.isAfter(acknowledged, window.oldestUnacked())) {
+            window.acknowledgeBefore(acknowledged);
+            progress();
+        }
+        completeCoveredBefore(acknowledged);
+        var missing = p.sreth();
+        for (int i = 0; i < io.rnic.core.packet.SrethFlyweight.BITMAP_PSNS; i++) {
+            int q = Psn.add(psn, i);
+            if (!Psn.isBefore(q, window.next())) {
+                break;
+            }
+            if (missing.missing(i)) {
+                qp.requester.resendPacket(q);
+            }
+        }
     }
 
     /** Completes {@code w}, the oldest sent WQE, successfully (for the response window). */

@@ -33,7 +33,7 @@ final class Posting {
                     + ": sends need RTS (or SQD, SQE, ERR)");
         }
         RequestKind kind = RequestKind.of(wr.opcode());
-        if (kind == null || !kind.transports().contains(qp.transport)) {
+        if (kind == null || !kind.transports().contains(qp.policy.transport())) {
             throw new IllegalArgumentException("opcode " + wr.opcode() + " cannot be posted on a " + qp.type + " QP");
         }
         if (wr.numSge() > qp.caps.maxSendSge()) {

@@ -34,7 +34,11 @@ public final class QpContext {
     final Hca hca;
     final int qpn;
     final QpType type;
-    final Transport transport;
+    /**
+     * The opcode range its packets use: the policy's, or rnic's selective-retransmission RC once
+     * the QP is ready to receive with {@code LossRecovery.SELECTIVE} (set at RTR, protocol thread).
+     */
+    volatile Transport transport;
     /** What this QP's transport does differently. */
     final TransportPolicy policy;
     final ProtectionDomain pd;

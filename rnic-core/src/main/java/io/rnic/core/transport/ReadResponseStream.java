@@ -271,6 +271,11 @@ final class ReadResponseStream {
             if (op.has(Header.AETH)) {
                 out.aeth().syndrome(ackSyndrome.getAsInt()).msn(rel.msn);
             }
+            if (op.has(Header.SRETH)) { // the requester's buffer, and where in the READ this response lands
+                ResponderResource r = resource;
+                out.sreth().psnOffset(Psn.forward(r.firstPsn, Psn.add(fromPsn, i))).key(r.localKey)
+                        .length(r.localLength).address(r.localVa);
+            }
             if (len > 0) {
                 mr.read(va + offset, out.buffer(), out.payloadOffset(), len);
             }

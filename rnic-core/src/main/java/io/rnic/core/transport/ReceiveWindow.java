@@ -29,12 +29,22 @@ interface ReceiveWindow {
     /** Requests held now. */
     int held();
 
+    /**
+     * Whether a duplicate READ earlier than the response being streamed interrupts the stream
+     * (seed 000 §3.3.2.2 rule 6: a standard requester that asks again from an earlier PSN is going
+     * back, and wants nothing after it). A selective re-read asks for one piece and wants the rest
+     * too, so the extended protocol queues it instead.
+     */
+    default boolean earlierReadInterrupts() {
+        return true;
+    }
+
     /** The window for a QP's loss recovery mode; go-back-N's holds nothing, so QPs share one. */
     static ReceiveWindow of(LossRecovery mode, QpContext qp, Responder responder) {
         return switch (mode) {
             case GO_BACK_N -> InOrderReceiveWindow.INSTANCE;
             case REORDER -> new ReorderReceiveWindow(qp, responder);
-            case SELECTIVE -> throw new UnsupportedOperationException("SELECTIVE: next");
+            case SELECTIVE -> new PlacingReceiveWindow(qp, responder);
         };
     }
 }

@@ -71,6 +71,10 @@ final class Requester {
     private boolean creditsUnlimited;
     /** Sent, uncompleted messages that take a receive WQE at the responder. */
     int rwqeMessagesOutstanding;
+    /** Messages started that take a receive WQE: the next one's receive WQE number (SRETH). */
+    private int rwqeMessagesStarted;
+    /** Set ACK request on the next packet built: a selective retransmission wants its answer at once. */
+    private boolean forceAckReq;
     private boolean running;
     private WcStatus localError;
 
@@ -88,6 +92,7 @@ final class Requester {
         rel.packetsSinceAckReq = 0;
         rel.rnrWait = false;
         ssn = 0;
+        rwqeMessagesStarted = 0;
         lsn = 0;
         creditsKnown = false;
         // Credits travel in ACKs: an unacknowledged transport has none to wait for.
@@ -276,8 +281,10 @@ final class Requester {
             w.psnAssigned = true;
             w.state = SendWqe.State.SENDING;
             ssn = Psn.next(ssn);
+            w.ssn = ssn;
             if (takesReceiveWqe(w)) {
                 rwqeMessagesOutstanding++;
+                w.rwqeNumber = rwqeMessagesStarted++;
             }
             if (w.kind.isReadOrAtomic()) {
                 window.reserve(w.packets);
@@ -342,9 +349,18 @@ final class Requester {
         RocePacket p = qp.framer.start(op, len, d);
         int psn = Psn.add(w.firstPsn, index);
         rel.packetsSinceAckReq++;
-        boolean ackReq = qp.policy.ack().acked() && (last || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
+        boolean ackReq = qp.policy.ack().acked() && (last || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
         if (ackReq) {
             rel.packetsSinceAckReq = 0;
+        }
+        if (op.has(io.rnic.core.packet.Header.SRETH)) {
+            // Seed 002's extended protocol: enough to place this packet whatever arrived before it.
+            var x = p.sreth().psnOffset(index).ssn(w.ssn);
+            if (w.kind.operation() == Operation.SEND) {
+                x.key(w.rwqeNumber);
+            } else {
+                x.key(w.rkey).length((int) total).address(w.remoteAddr);
+            }
         }
         p.bth().psn(psn).ackReq(ackReq).solicited(last && (w.flags & SendWqe.SOLICITED) != 0
                 && (w.kind.operation() == Operation.SEND || w.kind.immediate()));
@@ -383,6 +399,7 @@ final class Requester {
             long done = (long) Psn.forward(w.firstPsn, psn) * qp.mtu;
             p.bth().psn(psn).ackReq(true);
             p.reth().virtualAddress(w.remoteAddr + done).rkey(w.rkey).dmaLength((int) (w.length() - done));
+            localBufferSreth(p, w, Psn.forward(w.firstPsn, psn));
         } else if (w.kind.operation() == Operation.FLUSH) {
             // A retry carries the same RETH as the first (rxe's retry loses the address: not copied).
             p.bth().psn(w.firstPsn).ackReq(true);
@@ -421,9 +438,66 @@ final class Requester {
         long length = Math.min((long) count * qp.mtu, w.length() - offset);
         p.bth().psn(Psn.add(w.firstPsn, index)).ackReq(true);
         p.reth().virtualAddress(w.remoteAddr + offset).rkey(w.rkey).dmaLength((int) length);
+        localBufferSreth(p, w, index);
         qp.framer.transmit(p, d);
         qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
         qp.completer.packetSent();
+    }
+
+    /**
+     * A READ request's SRETH (seed 002's extended protocol): where its responses land here, which
+     * the responder echoes in each response with the response's offset.
+     */
+    private static void localBufferSreth(RocePacket p, SendWqe w, int index) {
+        if (p.opcode().has(io.rnic.core.packet.Header.SRETH)) {
+            p.sreth().psnOffset(index).ssn(w.ssn).key(w.sgl.count > 0 ? w.sgl.lkey[0] : 0)
+                    .length((int) w.length()).address(w.sgl.count > 0 ? w.sgl.addr[0] : 0);
+        }
+    }
+
+    /**
+     * Resends the one packet with PSN {@code psn} that a selective NAK listed (seed 002's extended
+     * protocol): a SEND or WRITE packet already sent, or the request of a READ or atomic whose
+     * first PSN it is. Returns false if no sent packet has that PSN.
+     */
+    boolean resendPacket(int psn) {
+        for (long i = qp.sq.completed(); i < qp.sq.posted(); i++) {
+            SendWqe w = qp.sq.at(i);
+            if (!w.psnAssigned) {
+                return false;
+            }
+            int index = Psn.forward(w.firstPsn, psn);
+            if (index >= w.packets) {
+                continue;
+            }
+            boolean ok;
+            if (w.kind.isReadOrAtomic()) {
+                if (index != 0 || w.nextPacket < w.packets) {
+                    return false; // a READ's response PSNs are never missing at the responder
+                }
+                int retry = w.readRetryPsn;
+                w.readRetryPsn = -1;
+                ok = sendReadOrAtomic(w);
+                w.readRetryPsn = retry;
+            } else {
+                if (index >= w.nextPacket) {
+                    return false; // not sent yet
+                }
+                forceAckReq = true;
+                try {
+                    ok = sendData(w, index);
+                } finally {
+                    forceAckReq = false;
+                }
+            }
+            if (ok) {
+                qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
+                qp.hca.counters().inc(Counter.SELECTIVE_RETRANSMISSIONS);
+                qp.completer.packetSent();
+            }
+            return ok;
+        }
+        return false;
     }
 
     private static Position position(int index, int count) {

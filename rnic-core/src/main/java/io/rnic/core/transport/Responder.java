@@ -280,6 +280,36 @@ final class Responder {
         sendAck(AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR), window.expected());
     }
 
+    /**
+     * Seed 002's extended protocol: a selective NAK at the expected PSN whose SRETH lists, of the
+     * {@link io.rnic.core.packet.SrethFlyweight#BITMAP_PSNS} PSNs from it, those {@code missing}
+     * says are missing.
+     */
+    void nakSelective(java.util.function.IntPredicate missing) {
+        rel.nakSent = true;
+        qp.hca.counters().inc(Counter.OUT_OF_SEQ_REQUEST);
+        readStream.finish();
+        flushOwedAck();
+        Opcode op = OpcodeTable.find(qp.transport, Operation.ACKNOWLEDGE, Position.ONLY, false, false);
+        Destination d = qp.addressing.replies();
+        RocePacket out = qp.framer.start(op, 0, d);
+        out.bth().psn(window.expected());
+        out.aeth().syndrome(AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR)).msn(rel.msn);
+        var bitmap = out.sreth();
+        for (int i = 0; i < io.rnic.core.packet.SrethFlyweight.BITMAP_PSNS; i++) {
+            if (missing.test(i)) {
+                bitmap.markMissing(i);
+            }
+        }
+        qp.framer.transmit(out, d);
+        qp.hca.counters().inc(Counter.NAKS_SENT);
+    }
+
+    /** The QP's protection domain for requests and the HCA's key table, for placing on arrival. */
+    MessageTarget target() {
+        return target;
+    }
+
     /** The payload length of the request being handled (kept apart when only its headers were). */
     private int payloadLength(RocePacket p) {
         return placedPayload >= 0 ? placedPayload : p.payloadLength();
@@ -564,11 +594,6 @@ final class Responder {
         return k >= 0 && k < Integer.MAX_VALUE ? target.queue().peek((int) k) : null;
     }
 
-    /** The protection domain the QP's requests are checked against. */
-    io.rnic.core.memory.ProtectionDomain requestPd() {
-        return target.pd();
-    }
-
     private State readReply(RocePacket p) {
         int psn = p.bth().psn();
         long va = p.reth().virtualAddress();
@@ -583,6 +608,11 @@ final class Responder {
         r.rkey = rkey;
         r.length = len;
         r.pd = target.pd();
+        if (p.opcode().has(Header.SRETH)) {
+            r.localKey = p.sreth().key();
+            r.localVa = p.sreth().address();
+            r.localLength = p.sreth().length();
+        }
         // C9-148: the MSN counts a READ when it is accepted, before the data goes out.
         rel.msn = Psn.next(rel.msn);
         window.advance(packets);
@@ -607,7 +637,7 @@ final class Responder {
     private void sendReadResponses(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr) {
         flushOwedAck();
         if (readStream.active()) {
-            if (Psn.compare(fromPsn, readStream.positionPsn()) < 0) {
+            if (Psn.compare(fromPsn, readStream.positionPsn()) < 0 && receiveWindow.earlierReadInterrupts()) {
                 readStream.interrupt(true);
             } else if (readStream.covers(r, fromPsn, va, length)) {
                 qp.hca.counters().inc(Counter.DUPLICATE_REQUEST_IN_PROGRESS);

@@ -16,6 +16,10 @@ final class ResponderResource {
     int rkey;
     long length;
     long original;
+    /** The requester's buffer its SRETH named (seed 002's extended protocol), echoed in each response. */
+    int localKey;
+    long localVa;
+    int localLength;
     /** The protection domain the request was checked against, for re-reading a duplicate READ. */
     io.rnic.core.memory.ProtectionDomain pd;
 

@@ -18,6 +18,14 @@ interface ResponseWindow {
      */
     boolean take(RocePacket p);
 
+    /**
+     * The responder has acknowledged every PSN up to {@code psn} while a READ or atomic before it
+     * still waits for answers: the WQEs it covers complete after that one (implicitly, through a
+     * selective NAK). Go-back-N never gets here.
+     */
+    default void acknowledgedBeyond(int psn) {
+    }
+
     /** Stops its timers (the QP is reset or failed). */
     void clear();
 

@@ -79,12 +79,19 @@ final class SelectiveResponseWindow implements ResponseWindow {
                 w.atomicAnswered = true;
                 w.atomicOriginal = p.atomicAckEth().originalData();
             }
-        } else if (!ackDeferred || Psn.isAfter(psn, deferredAckPsn)) {
-            ackDeferred = true;
-            deferredAckPsn = psn;
+        } else {
+            acknowledgedBeyond(psn);
         }
         sawBeyondHole(psn);
         return true;
+    }
+
+    @Override
+    public void acknowledgedBeyond(int psn) {
+        if (!ackDeferred || Psn.isAfter(psn, deferredAckPsn)) {
+            ackDeferred = true;
+            deferredAckPsn = psn;
+        }
     }
 
     /** The sent WQE whose PSN range holds {@code psn}, or null. */

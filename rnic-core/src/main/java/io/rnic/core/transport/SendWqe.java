@@ -72,6 +72,9 @@ public final class SendWqe {
     /** For a READ being retried from the middle: the PSN of the new request. */
     int readRetryPsn;
     boolean localChecked;
+    /** The message's send sequence number and, if it takes one, its receive WQE number (SRETH). */
+    int ssn;
+    int rwqeNumber;
     // Selective loss recovery (seed 002): which response packets of a READ have arrived, and an
     // atomic's answer that arrived while an earlier READ was still missing pieces.
     private long[] responseBits;
