@@ -36,6 +36,13 @@ public final class PacketFields {
     public int xrcSrq;
     public int fethSelectivity;
     public int fethPlacement;
+    /** SRETH (rnic's extended protocol): its 32 bytes as offset, SSN, key, length, address and reserved. */
+    public int srethOffset;
+    public int srethSsn;
+    public int srethKey;
+    public int srethLength;
+    public long srethAddress;
+    public long srethReserved;
     private byte[] payload = new byte[0];
 
     public PacketFields opcode(Opcode op) {
@@ -73,6 +80,10 @@ public final class PacketFields {
                 case RDETH -> p.rdeth().eeContext(rdethEec);
                 case XRCETH -> p.xrcEth().xrcSrq(xrcSrq);
                 case FETH -> p.feth().set(fethSelectivity, fethPlacement);
+                case SRETH -> {
+                    p.sreth().psnOffset(srethOffset).ssn(srethSsn).key(srethKey).length(srethLength).address(srethAddress);
+                    p.buffer().setLong(p.sreth().offset() + 24, srethReserved);
+                }
                 case CNP_RESERVED -> { }
                 default -> throw new IllegalStateException("no codec for " + h);
             }
@@ -122,6 +133,14 @@ public final class PacketFields {
                     f.fethSelectivity = p.feth().selectivity();
                     f.fethPlacement = p.feth().placementType();
                 }
+                case SRETH -> {
+                    f.srethOffset = p.sreth().psnOffset();
+                    f.srethSsn = p.sreth().ssn();
+                    f.srethKey = p.sreth().key();
+                    f.srethLength = p.sreth().length();
+                    f.srethAddress = p.sreth().address();
+                    f.srethReserved = p.buffer().getLong(p.sreth().offset() + 24);
+                }
                 case CNP_RESERVED -> { }
                 default -> throw new IllegalStateException("no codec for " + h);
             }
@@ -166,6 +185,8 @@ public final class PacketFields {
                     case RDETH -> sb.append(String.format(" RDETH(eec=0x%06x)", rdethEec));
                     case XRCETH -> sb.append(String.format(" XRCETH(srq=0x%06x)", xrcSrq));
                     case FETH -> sb.append(" FETH(sel=").append(fethSelectivity).append(" plt=").append(fethPlacement).append(')');
+                    case SRETH -> sb.append(String.format(" SRETH(off=%d ssn=%d key=0x%08x len=%d va=0x%x resv=0x%x)",
+                            srethOffset, srethSsn, srethKey, srethLength & 0xFFFFFFFFL, srethAddress, srethReserved));
                     default -> { }
                 }
             }

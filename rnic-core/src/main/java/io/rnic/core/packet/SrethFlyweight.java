@@ -90,6 +90,22 @@ public final class SrethFlyweight extends HeaderFlyweight {
         return (u8(i >>> 3) & (1 << (i & 7))) != 0;
     }
 
+    /** The header as {@code rnic decode} and tools show it; {@code acknowledge}: as a bitmap. */
+    public String describe(boolean acknowledge) {
+        if (!acknowledge) {
+            return String.format(" SRETH(off=%d ssn=%d key=0x%08x len=%d va=0x%x)", Integer.toUnsignedLong(psnOffset()),
+                    ssn(), key(), Integer.toUnsignedLong(length()), address());
+        }
+        StringBuilder sb = new StringBuilder(" SRETH(missing=");
+        int n = 0;
+        for (int i = 0; i < BITMAP_PSNS; i++) {
+            if (missing(i)) {
+                sb.append(n++ == 0 ? "+" : ",+").append(i);
+            }
+        }
+        return sb.append(n == 0 ? "none)" : ")").toString();
+    }
+
     /** On an ACKNOWLEDGE: lists PSN + {@code i} as missing. */
     public SrethFlyweight markMissing(int i) {
         int at = offset + (i >>> 3);

@@ -16,8 +16,9 @@ class OpcodeTableTest {
 
     @Test
     void tableHoldsEveryOpcodeOfEveryTransport() {
-        // RC 25, UC 12, RD 24, UD 2, XRC 25, CNP 1 (reference §1.2, §1.7)
-        assertEquals(89, OpcodeTable.all().size());
+        // RC 25, UC 12, RD 24, UD 2, XRC 25, CNP 1 (reference §1.2, §1.7); rnic's SR: RC's 25 again
+        assertEquals(114, OpcodeTable.all().size());
+        assertEquals(25, count(Transport.SR));
         assertEquals(25, count(Transport.RC));
         assertEquals(12, count(Transport.UC));
         assertEquals(24, count(Transport.RD));
@@ -28,7 +29,8 @@ class OpcodeTableTest {
 
     @Test
     void reservedAndManufacturerOpcodesHaveNoRow() {
-        for (int code : new int[] {0x15, 0x18, 0x1B, 0x1E, 0x1F, 0x2C, 0x36, 0x56, 0x60, 0x63, 0x66, 0x80, 0x82, 0xB5, 0xC0, 0xDF, 0xE0, 0xFF}) {
+        // 0xE0-0xFD: rnic's selective-retransmission RC (docs/packets.md); the rest of 0xE0-0xFF has none
+        for (int code : new int[] {0x15, 0x18, 0x1B, 0x1E, 0x1F, 0x2C, 0x36, 0x56, 0x60, 0x63, 0x66, 0x80, 0x82, 0xB5, 0xC0, 0xDF, 0xF8, 0xFE, 0xFF}) {
             assertNull(OpcodeTable.lookup(code), String.format("0x%02x", code));
         }
         assertThrows(IllegalArgumentException.class, () -> OpcodeTable.of(0x15));

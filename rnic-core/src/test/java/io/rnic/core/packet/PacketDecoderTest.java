@@ -46,7 +46,9 @@ class PacketDecoderTest {
         ByteBuf buf = packet("RC_ACKNOWLEDGE", 0);
         buf.setByte(0, 0x1F);
         assertEquals(DecodeResult.UNKNOWN_OPCODE, decode(buf));
-        buf.setByte(0, 0xE0); // manufacturer-specific: layout unknown
+        buf.setByte(0, 0xFF); // manufacturer-specific, not rnic's 0xE0-0xFD: layout unknown
+        assertEquals(DecodeResult.UNKNOWN_OPCODE, decode(buf));
+        buf.setByte(0, 0xC0); // reserved
         assertEquals(DecodeResult.UNKNOWN_OPCODE, decode(buf));
     }
 

@@ -219,6 +219,9 @@ public final class RoceCaptureDecoder {
                 s.append(" FETH(sel=").append(f.selectivity()).append(" plt=").append(f.placementType()).append(')');
                 break;
             }
+            case SRETH:
+                s.append(packet.sreth().describe(packet.opcode().operation() == io.rnic.core.packet.Operation.ACKNOWLEDGE));
+                break;
             case CNP_RESERVED:
             default:
                 break;   // reserved bytes: nothing to show
