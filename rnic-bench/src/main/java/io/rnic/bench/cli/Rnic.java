@@ -41,6 +41,7 @@ public final class Rnic {
         list.add(new PingpongCommand());
         list.add(new PerfCommand());
         list.add(new UdpProbeCommand());
+        list.add(new ExperimentCommand());
         list.add(new VersionCommand());
         return list;
     }

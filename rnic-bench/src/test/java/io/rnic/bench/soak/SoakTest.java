@@ -37,6 +37,31 @@ class SoakTest {
         }
     }
 
+    /**
+     * Seed 002's loss recovery keeps RC's guarantees (issue 15): in posting order, exactly once, data
+     * exact, atomics, ATOMIC WRITEs and FLUSHes executed once, through the same faults.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = io.rnic.verbs.LossRecovery.class, names = {"REORDER", "SELECTIVE"})
+    void theSameWorkloadWithSeed002LossRecoverySurvivesTheSameFaults(io.rnic.verbs.LossRecovery mode) throws Exception {
+        FaultSpec faults = new FaultSpec(0.05, 0.05, 0.01, 0.001, 20_000);
+        RcOptions o = RcOptions.defaults().withRetry(10, 7, 7).withLossRecovery(mode);
+        try (DemoPair p = new DemoPair(false, "10.0.0.2", "10.0.0.3", 4791, 10, o, null, w -> w, faults.simSetup())) {
+            MixedWorkload.Result r = new MixedWorkload(p, 10).run(30_000);
+            assertTrue(r.ok(), r.firstFailure());
+            assertEquals(30_000, r.ops());
+            assertEquals(r.atomicWrites(), p.b.counters().get(Counter.ATOMIC_WRITES_EXECUTED));
+            assertEquals(r.flushes(), p.b.counters().get(Counter.FLUSHES_EXECUTED));
+            var b = p.b.counters();
+            assertTrue(b.get(Counter.OOO_REQUESTS_HELD) + b.get(Counter.OOO_REQUESTS_PLACED) > 0
+                    && b.get(Counter.HOLE_NAKS_SENT) > 0 && p.a.counters().get(Counter.OOO_READ_RESPONSES) > 0,
+                    "the reorder buffer and the READ window were exercised: A " + p.a.counters() + " B " + b);
+            if (mode == io.rnic.verbs.LossRecovery.SELECTIVE) {
+                assertTrue(p.a.counters().get(Counter.SELECTIVE_RETRANSMISSIONS) > 0, p.a.counters().toString());
+            }
+        }
+    }
+
     /** XRC's reliability is RC's: the same workload through an XRC initiator and target, to an XRC SRQ. */
     @Test
     void theSameWorkloadThroughXrcSurvivesTheSameFaults() throws Exception {

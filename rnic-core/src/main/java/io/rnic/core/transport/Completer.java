@@ -109,6 +109,21 @@ final class Completer {
         }
     }
 
+    /**
+     * Arms the local ACK timer if it is not running, without moving its deadline: for a packet
+     * sent again by seed 002's recovery (a re-read, a selectively resent packet). Moving the
+     * deadline on every such packet let a recovery that could not succeed (its hole lost, the one
+     * NAK for it spent) postpone the timeout, and with it go-back-N's recovery, forever.
+     */
+    void resentPacket() {
+        long t = timeoutNanos();
+        if (t != 0 && !rel.ackTimerPending) {
+            rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
+            rel.ackTimerPending = true;
+            rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+        }
+    }
+
     void progress() {
         rel.impliedRetryPsn = -1;
         rel.retryLeft = qp.attrs.retryCnt();
@@ -144,6 +159,7 @@ final class Completer {
 
     /** Handles a response packet (ACK, NAK, READ response, atomic ACK). */
     void onResponse(RocePacket p) {
+        responses.heard();
         int psn = p.bth().psn();
         ResponseRegion region = window.classify(psn);
         if (region == ResponseRegion.DUPLICATE) {
@@ -289,6 +305,9 @@ final class Completer {
                 default -> throw new IllegalStateException("completer state " + s);
             }
         }
+        // WQEs the in-order rules just completed may have uncovered ones the response window
+        // already holds every answer for (a READ placed while an atomic before it waited).
+        responses.settle();
     }
 
     private State checkPsn(RocePacket p, int psn) {

@@ -34,10 +34,13 @@ final class PlacingReceiveWindow extends ReorderReceiveWindow {
     @Override
     protected boolean keep(RocePacket p, int psn) {
         Opcode op = p.opcode();
-        if (op.has(Header.SRETH) && op.hasPayload()) {
+        Operation o = op.operation();
+        // Only SEND and WRITE data has a place to go before its turn; an ATOMIC WRITE's 8 bytes
+        // are an atomic and wait for it.
+        if (op.has(Header.SRETH) && (o == Operation.RDMA_WRITE || o == Operation.SEND)) {
             int len = p.payloadLength();
             int headers = p.payloadOffset() - p.offset();
-            boolean placed = op.operation() == Operation.RDMA_WRITE ? placeWrite(p, len) : placeSend(p, len);
+            boolean placed = o == Operation.RDMA_WRITE ? placeWrite(p, len) : placeSend(p, len);
             if (placed) {
                 return hold(p, headers, len);
             }

@@ -441,7 +441,7 @@ final class Requester {
         localBufferSreth(p, w, index);
         qp.framer.transmit(p, d);
         qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
-        qp.completer.packetSent();
+        qp.completer.resentPacket();
     }
 
     /**
@@ -493,7 +493,7 @@ final class Requester {
             if (ok) {
                 qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
                 qp.hca.counters().inc(Counter.SELECTIVE_RETRANSMISSIONS);
-                qp.completer.packetSent();
+                qp.completer.resentPacket();
             }
             return ok;
         }

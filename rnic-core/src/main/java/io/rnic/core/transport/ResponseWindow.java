@@ -26,6 +26,14 @@ interface ResponseWindow {
     default void acknowledgedBeyond(int psn) {
     }
 
+    /** Completes, in order, the WQEs at the head whose answers the window already holds. */
+    default void settle() {
+    }
+
+    /** A response arrived, whatever it is: the responder is still answering. */
+    default void heard() {
+    }
+
     /** Stops its timers (the QP is reset or failed). */
     void clear();
 

@@ -41,6 +41,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
     private int arrivedBehindHoles;
     private long lastProgressAt;
     private Scheduler.Timer holeTimer;
+    private boolean settling;
 
     SelectiveResponseWindow(QpContext qp, Completer completer) {
         this.qp = qp;
@@ -68,11 +69,12 @@ final class SelectiveResponseWindow implements ResponseWindow {
             read(w, p, psn);
             return true;
         }
-        if (!oldest.kind.isRead() || !Psn.isAfter(psn, oldest.lastPsn)) {
+        if (!readMissingBefore(psn)) {
             return false;
         }
         // An ACK or atomic ACK beyond a READ with pieces missing: the responder has sent every
-        // response before it, so what is missing before it was lost.
+        // response before it, so what is missing before it was lost; the WQEs it covers complete
+        // after that READ (completeReady), never before it.
         if (p.opcode().operation() == Operation.ATOMIC_ACKNOWLEDGE) {
             SendWqe w = containing(psn);
             if (w != null && w.kind.isAtomic() && !w.atomicAnswered) {
@@ -83,7 +85,23 @@ final class SelectiveResponseWindow implements ResponseWindow {
             acknowledgedBeyond(psn);
         }
         sawBeyondHole(psn);
+        completeReady();
         return true;
+    }
+
+    /** True if a sent READ that ends before {@code psn} still misses pieces. */
+    private boolean readMissingBefore(int psn) {
+        SendQueue sq = qp.sq;
+        for (long i = sq.completed(); i < sq.posted(); i++) {
+            SendWqe w = sq.at(i);
+            if (!w.psnAssigned || !Psn.isBefore(w.lastPsn, psn)) {
+                return false;
+            }
+            if (w.kind.isRead() && w.responseCount < w.packets) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -109,6 +127,17 @@ final class SelectiveResponseWindow implements ResponseWindow {
         return null;
     }
 
+    /**
+     * Any answer, even a duplicate or stale one, shows the responder is still working through what
+     * it was asked: the quiet that says a tail was lost is the absence of all answers. (Counting
+     * only new data made re-reads feed themselves: the duplicates a re-read drew kept the link busy
+     * while the quiet timer asked again.)
+     */
+    @Override
+    public void heard() {
+        lastProgressAt = qp.hca.scheduler().nanoTime();
+    }
+
     private void read(SendWqe w, RocePacket p, int psn) {
         int index = Psn.forward(w.firstPsn, psn);
         w.prepareResponseBits();
@@ -131,7 +160,6 @@ final class SelectiveResponseWindow implements ResponseWindow {
         boolean ahead = index > w.responsePrefix || w != completer.oldestSent();
         w.markResponse(index);
         completer.progress();
-        lastProgressAt = qp.hca.scheduler().nanoTime();
         if (ahead) {
             qp.hca.counters().inc(Counter.OOO_READ_RESPONSES);
         }
@@ -162,8 +190,25 @@ final class SelectiveResponseWindow implements ResponseWindow {
         armTimer();
     }
 
+    @Override
+    public void settle() {
+        completeReady();
+    }
+
     /** Completes, in posting order, every WQE at the head whose answers have all arrived. */
     private void completeReady() {
+        if (settling) {
+            return; // a completion below ran the completer, which settles again: one pass does it
+        }
+        settling = true;
+        try {
+            completeHead();
+        } finally {
+            settling = false;
+        }
+    }
+
+    private void completeHead() {
         SendWqe w;
         while ((w = completer.oldestSent()) != null) {
             if (w.kind.isRead()) {
@@ -197,9 +242,11 @@ final class SelectiveResponseWindow implements ResponseWindow {
     }
 
     /**
-     * Asks again for the missing pieces of every READ whose request has gone: those before the
-     * newest response seen (they were lost), or all of them ({@code all}: nothing has arrived for a
-     * hole timeout, so the tail may be lost too).
+     * Asks again for missing pieces: of every READ whose request has gone, those before the newest
+     * response seen (they were lost); or ({@code all}: nothing has arrived for a hole timeout, so a
+     * tail may be lost too) every piece the oldest READ still misses. Only the oldest: the READs
+     * behind it may simply not have had their turn at the responder yet, and asking for them again
+     * would only lengthen its queue.
      */
     private void reread(boolean all) {
         arrivedBehindHoles = 0;
@@ -238,6 +285,9 @@ final class SelectiveResponseWindow implements ResponseWindow {
                 qp.requester.reread(w, start, end - start);
                 qp.hca.counters().inc(Counter.SELECTIVE_REREADS);
                 w.rereadUpTo = Math.max(w.rereadUpTo, end);
+            }
+            if (all) {
+                return; // the oldest READ missing pieces
             }
         }
     }
