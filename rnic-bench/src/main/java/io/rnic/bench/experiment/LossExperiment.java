@@ -55,6 +55,11 @@ public final class LossExperiment {
             return label;
         }
 
+        /** The QP attribute value. */
+        public LossRecovery recovery() {
+            return recovery;
+        }
+
         /** The mode named {@code s}, or null. */
         public static Mode parse(String s) {
             for (Mode m : values()) {

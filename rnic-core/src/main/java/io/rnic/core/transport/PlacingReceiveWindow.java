@@ -26,6 +26,9 @@ import io.rnic.verbs.AccessFlags;
  */
 final class PlacingReceiveWindow extends ReorderReceiveWindow {
     private final RemoteKey remoteKey = new RemoteKey();
+    private final boolean[] missing = new boolean[SrethFlyweight.BITMAP_PSNS];
+    /** The last PSN the latest report covered, or -1 when the hole has not been reported. */
+    private int reportedThrough = -1;
 
     PlacingReceiveWindow(QpContext qp, Responder responder) {
         super(qp, responder);
@@ -96,11 +99,41 @@ final class PlacingReceiveWindow extends ReorderReceiveWindow {
     }
 
     @Override
-    protected void reportHole() {
+    protected void holeOpened(int e) {
+        reportedThrough = -1;
+    }
+
+    /**
+     * A selective NAK at the expected PSN listing every PSN before the newest held that is neither
+     * held nor a response PSN of a held READ request (the requester sends nothing there). A report
+     * caused by more arrivals lists only PSNs after the last report's (the earlier ones were asked
+     * for a moment ago and may be on their way); a report after a hole timeout lists them all.
+     */
+    @Override
+    protected boolean reportHole(boolean all) {
         int expected = responder.expectedPsn();
         int newest = marks.highestMarked();
-        int span = newest < 0 ? 1 : Psn.forward(expected, newest);
-        responder.nakSelective(i -> i == 0 || (i < span && !isHeld(Psn.add(expected, i))));
+        int span = newest < 0 ? 1 : Math.min(Psn.forward(expected, newest), SrethFlyweight.BITMAP_PSNS);
+        int from = all || reportedThrough < 0 || Psn.isBefore(reportedThrough, expected) ? 0
+                : Psn.forward(expected, reportedThrough) + 1;
+        boolean[] missing = this.missing;
+        java.util.Arrays.fill(missing, false);
+        boolean any = false;
+        for (int i = 0; i < span; i++) {
+            int psn = Psn.add(expected, i);
+            if (i > 0 && isHeld(psn)) {
+                i += psnsTaken(psn) - 1;
+            } else if (i >= from) {
+                missing[i] = true;
+                any = true;
+            }
+        }
+        if (!any) {
+            return false;
+        }
+        reportedThrough = Psn.add(expected, span - 1);
+        responder.nakSelective(i -> missing[i]);
+        return true;
     }
 
     @Override

@@ -47,6 +47,8 @@ class ReorderReceiveWindow implements ReceiveWindow {
     // The hole at the expected PSN: when it opened, how many arrived behind it, reported or not.
     private int holePsn = -1;
     private long holeOpenedAt;
+    /** How long the hole may stay open before it is reported (again). */
+    private long holeWait;
     protected int arrivedBehindHole;
     private boolean holeReported;
     private Scheduler.Timer holeTimer;
@@ -96,7 +98,7 @@ class ReorderReceiveWindow implements ReceiveWindow {
         marks.mark(psn);
         arrivedBehindHole++;
         if (arrivedBehindHole >= tuning.holeRun()) {
-            holeLost();
+            holeLost(false);
         }
         return true;
     }
@@ -260,7 +262,9 @@ class ReorderReceiveWindow implements ReceiveWindow {
 
     private void openHole(int e) {
         holePsn = e;
+        holeOpened(e);
         holeOpenedAt = qp.hca.scheduler().nanoTime();
+        holeWait = tuning.holeTimeoutNanos();
         arrivedBehindHole = 0;
         holeReported = false;
         if (holeTimer == null) {
@@ -279,35 +283,45 @@ class ReorderReceiveWindow implements ReceiveWindow {
             return;
         }
         long waited = qp.hca.scheduler().nanoTime() - holeOpenedAt;
-        if (waited < tuning.holeTimeoutNanos()) {
-            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos() - waited, onHoleTimer);
+        if (waited < holeWait) {
+            holeTimer = qp.hca.scheduler().schedule(holeWait - waited, onHoleTimer);
             return;
         }
-        holeLost();
+        holeLost(true);
         if (repeatsReport()) {
+            // What was asked for may still be queued behind the packets sent before it: each
+            // repeat waits twice as long as the one before, up to 16 hole timeouts.
+            holeWait = Math.min(holeWait * 2, 16 * tuning.holeTimeoutNanos());
             holeOpenedAt = qp.hca.scheduler().nanoTime();
-            holeReported = false;
-            holeTimer = qp.hca.scheduler().schedule(tuning.holeTimeoutNanos(), onHoleTimer);
+            holeTimer = qp.hca.scheduler().schedule(holeWait, onHoleTimer);
         }
     }
 
-    /** The hole at the expected PSN is a loss: report it once. */
-    private void holeLost() {
+    /** The hole at the expected PSN is a loss: report it ({@code byTimer}: it stayed open a timeout). */
+    private void holeLost(boolean byTimer) {
         if (holeReported && !repeatsReport()) {
             return;
         }
-        holeReported = true;
         arrivedBehindHole = 0;
-        qp.hca.counters().inc(Counter.HOLE_NAKS_SENT);
-        reportHole();
+        if (reportHole(byTimer || !holeReported)) {
+            qp.hca.counters().inc(Counter.HOLE_NAKS_SENT);
+        }
+        holeReported = true;
     }
 
     /**
      * Tells the requester: a sequence NAK at the expected PSN, which makes a standard requester go
-     * back to it (and the held requests it resends are then duplicates).
+     * back to it (and the held requests it resends are then duplicates). {@code all} is false for a
+     * repeated report caused by more arrivals, which may list only what is newly missing. Returns
+     * whether a report went out.
      */
-    protected void reportHole() {
+    protected boolean reportHole(boolean all) {
         responder.nakSequence();
+        return true;
+    }
+
+    /** A new hole opened at the expected PSN {@code e} (the previous one filled). */
+    protected void holeOpened(int e) {
     }
 
     /**
@@ -316,6 +330,24 @@ class ReorderReceiveWindow implements ReceiveWindow {
      */
     protected boolean repeatsReport() {
         return false;
+    }
+
+    /**
+     * PSNs the request held at {@code psn} takes: a READ request takes one per response packet
+     * (the requester sends nothing at the others), anything else one.
+     */
+    protected final int psnsTaken(int psn) {
+        int j = psn & mask;
+        ByteBuf b = packets[j];
+        if (b == null || heldPsn[j] != psn) {
+            return 1;
+        }
+        io.rnic.core.packet.Opcode op = io.rnic.core.packet.OpcodeTable.lookup(b.getUnsignedByte(b.readerIndex()));
+        if (op == null || op.operation() != io.rnic.core.packet.Operation.RDMA_READ_REQUEST) {
+            return 1;
+        }
+        long dma = b.getUnsignedInt(b.readerIndex() + op.offsetOf(io.rnic.core.packet.Header.RETH) + 12);
+        return (int) Math.max(1, (dma + qp.mtu - 1) / qp.mtu);
     }
 
     /** True if {@code psn} is held or placed ahead of the expected PSN. */
