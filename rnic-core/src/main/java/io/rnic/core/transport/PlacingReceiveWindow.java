@@ -137,7 +137,7 @@ final class PlacingReceiveWindow extends ReorderReceiveWindow {
     }
 
     @Override
-    protected boolean repeatsReport() {
+    protected boolean reportsAgainOnArrivals() {
         return true;
     }
 

@@ -288,18 +288,17 @@ class ReorderReceiveWindow implements ReceiveWindow {
             return;
         }
         holeLost(true);
-        if (repeatsReport()) {
-            // What was asked for may still be queued behind the packets sent before it: each
-            // repeat waits twice as long as the one before, up to 16 hole timeouts.
-            holeWait = Math.min(holeWait * 2, 16 * tuning.holeTimeoutNanos());
-            holeOpenedAt = qp.hca.scheduler().nanoTime();
-            holeTimer = qp.hca.scheduler().schedule(holeWait, onHoleTimer);
-        }
+        // The report may have been lost, or what it asked for may still be queued behind the
+        // packets sent before it: a hole still open reports again, each time waiting twice as
+        // long as the time before, up to 16 hole timeouts.
+        holeWait = Math.min(holeWait * 2, 16 * tuning.holeTimeoutNanos());
+        holeOpenedAt = qp.hca.scheduler().nanoTime();
+        holeTimer = qp.hca.scheduler().schedule(holeWait, onHoleTimer);
     }
 
     /** The hole at the expected PSN is a loss: report it ({@code byTimer}: it stayed open a timeout). */
     private void holeLost(boolean byTimer) {
-        if (holeReported && !repeatsReport()) {
+        if (holeReported && !byTimer && !reportsAgainOnArrivals()) {
             return;
         }
         arrivedBehindHole = 0;
@@ -325,10 +324,12 @@ class ReorderReceiveWindow implements ReceiveWindow {
     }
 
     /**
-     * Whether a hole still open a timeout after its report is reported again. A standard
-     * requester ignores a second NAK at the same PSN until its own timeout, so go-back-N's is not.
+     * Whether more arrivals behind a hole already reported report it again. A standard requester
+     * ignores a second sequence NAK at the same PSN while it is resending from there, so only the
+     * hole timer repeats go-back-N's report (in case the first was lost); the extended protocol's
+     * reports list what is newly missing, so arrivals repeat them too.
      */
-    protected boolean repeatsReport() {
+    protected boolean reportsAgainOnArrivals() {
         return false;
     }
 

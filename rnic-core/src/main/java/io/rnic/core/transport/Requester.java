@@ -445,6 +445,18 @@ final class Requester {
     }
 
     /**
+     * Sends the request of an atomic, ATOMIC WRITE or FLUSH again, alone, because its answer is
+     * missing while later ones arrived (seed 002's selective recovery applied to one-packet
+     * answers): the responder answers the duplicate from its saved result.
+     */
+    void reissue(SendWqe w) {
+        if (sendReadOrAtomic(w)) {
+            qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
+            qp.completer.resentPacket();
+        }
+    }
+
+    /**
      * A READ request's SRETH (seed 002's extended protocol): where its responses land here, which
      * the responder echoes in each response with the response's offset.
      */

@@ -16,13 +16,15 @@ import io.rnic.verbs.WcStatus;
  * local buffer at once (the requester knows where each response PSN of each READ lands), a bit
  * per response packet records what has arrived, and only the missing MTU-sized pieces are asked
  * for again, with smaller READ requests at their own PSNs (which the responder answers as
- * duplicate READs of a subset, seed 000 §3.3.2.1). A hole is taken for a loss when
- * {@link RecoveryTuning#holeRun} responses have arrived behind it, or nothing has arrived for
- * {@link RecoveryTuning#holeTimeoutNanos}.
+ * duplicate READs of a subset, seed 000 §3.3.2.1). The one-packet answers of atomics, ATOMIC
+ * WRITE and FLUSH are kept the same way, and a missing one is asked for by sending that request
+ * alone again (answered from the responder's saved result), not by going back. A hole is taken
+ * for a loss when {@link RecoveryTuning#holeRun} responses have arrived behind it, or nothing has
+ * arrived for {@link RecoveryTuning#holeTimeoutNanos}.
  *
- * <p>Completions stay in posting order: a READ completes when its last piece lands and every
- * WQE before it has completed; an ACK or atomic ACK that arrives beyond a READ still missing
- * pieces is remembered and applied to the WQEs it covers once the READ completes.
+ * <p>Completions stay in posting order: a WQE completes when its answers are in and every WQE
+ * before it has completed; an ACK that arrives beyond a READ or atomic still waiting is
+ * remembered and applied to the WQEs it covers once that one completes.
  */
 final class SelectiveResponseWindow implements ResponseWindow {
     private final QpContext qp;
@@ -61,47 +63,83 @@ final class SelectiveResponseWindow implements ResponseWindow {
         if (hasAeth && AethSyndrome.type(p.aeth().syndrome()) != AethSyndrome.TYPE_ACK) {
             return false; // NAKs keep their rules
         }
-        if (p.opcode().operation() == Operation.RDMA_READ_RESPONSE) {
+        Operation op = p.opcode().operation();
+        if (op == Operation.RDMA_READ_RESPONSE || op == Operation.ATOMIC_ACKNOWLEDGE) {
             SendWqe w = containing(psn);
-            if (w == null || !w.kind.isRead()) {
-                return false; // an ATOMIC WRITE's or FLUSH's answer, or stale: the in-order rules
+            if (w == null || !w.kind.isReadOrAtomic()) {
+                return false; // stale, or the wrong kind of answer: the in-order rules
             }
-            read(w, p, psn);
+            if (w.kind.isRead()) {
+                read(w, p, psn);
+            } else {
+                answer(w, p, psn);
+            }
             return true;
         }
-        if (!readMissingBefore(psn)) {
+        if (!answerMissingBefore(psn)) {
             return false;
         }
-        // An ACK or atomic ACK beyond a READ with pieces missing: the responder has sent every
+        // An ACK beyond a READ or atomic still waiting for answers: the responder has sent every
         // response before it, so what is missing before it was lost; the WQEs it covers complete
-        // after that READ (completeReady), never before it.
-        if (p.opcode().operation() == Operation.ATOMIC_ACKNOWLEDGE) {
-            SendWqe w = containing(psn);
-            if (w != null && w.kind.isAtomic() && !w.atomicAnswered) {
-                w.atomicAnswered = true;
-                w.atomicOriginal = p.atomicAckEth().originalData();
-            }
-        } else {
-            acknowledgedBeyond(psn);
-        }
+        // after that one (completeReady), never before it.
+        acknowledgedBeyond(psn);
         sawBeyondHole(psn);
         completeReady();
         return true;
     }
 
-    /** True if a sent READ that ends before {@code psn} still misses pieces. */
-    private boolean readMissingBefore(int psn) {
+    /**
+     * The one answer of an atomic (its original value), an ATOMIC WRITE or a FLUSH (a READ
+     * RESPONSE ONLY without data), kept until the WQE is the oldest.
+     */
+    private void answer(SendWqe w, RocePacket p, int psn) {
+        boolean atomicAck = p.opcode().operation() == Operation.ATOMIC_ACKNOWLEDGE;
+        if (atomicAck != w.kind.isAtomic() || (!atomicAck && p.payloadLength() != 0)) {
+            completer.fail(w, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        if (w.atomicAnswered) {
+            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
+            return;
+        }
+        w.atomicAnswered = true;
+        if (atomicAck) {
+            w.atomicOriginal = p.atomicAckEth().originalData();
+        }
+        completer.progress();
+        boolean ahead = w != completer.oldestSent();
+        completeReady();
+        if (ahead) {
+            sawBeyondHole(psn);
+            return;
+        }
+        if (!seen || Psn.isAfter(psn, highestSeen)) {
+            seen = true;
+            highestSeen = psn;
+        }
+        if (readMissing()) {
+            armTimer();
+        }
+    }
+
+    /** True if a sent READ, atomic, ATOMIC WRITE or FLUSH that ends before {@code psn} still waits for answers. */
+    private boolean answerMissingBefore(int psn) {
         SendQueue sq = qp.sq;
         for (long i = sq.completed(); i < sq.posted(); i++) {
             SendWqe w = sq.at(i);
             if (!w.psnAssigned || !Psn.isBefore(w.lastPsn, psn)) {
                 return false;
             }
-            if (w.kind.isRead() && w.responseCount < w.packets) {
+            if (awaitsAnswer(w)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** A READ missing response packets, or an atomic, ATOMIC WRITE or FLUSH without its answer. */
+    private static boolean awaitsAnswer(SendWqe w) {
+        return w.kind.isRead() ? w.responseCount < w.packets : w.kind.isReadOrAtomic() && !w.atomicAnswered;
     }
 
     @Override
@@ -218,17 +256,16 @@ final class SelectiveResponseWindow implements ResponseWindow {
                     }
                     break;
                 }
-            } else if (w.kind.isAtomic()) {
+            } else if (w.kind.isReadOrAtomic()) { // an atomic, ATOMIC WRITE or FLUSH: its one answer
                 if (!w.atomicAnswered) {
                     break;
                 }
-                if (!w.sgl.putLong(w.atomicOriginal)) {
+                if (w.kind.isAtomic() && !w.sgl.putLong(w.atomicOriginal)) {
                     completer.fail(w, WcStatus.LOC_PROT_ERR);
                     return;
                 }
-            } else if (w.kind.isReadOrAtomic() || !ackDeferred || w.state != SendWqe.State.SENT
-                    || Psn.isAfter(w.lastPsn, deferredAckPsn)) {
-                break; // an ATOMIC WRITE or FLUSH, or a SEND/WRITE no deferred ACK covers: the in-order rules
+            } else if (!ackDeferred || w.state != SendWqe.State.SENT || Psn.isAfter(w.lastPsn, deferredAckPsn)) {
+                break; // a SEND or WRITE no deferred ACK covers: the in-order rules
             }
             completer.complete(w);
         }
@@ -256,7 +293,20 @@ final class SelectiveResponseWindow implements ResponseWindow {
             if (!w.psnAssigned || w.nextPacket < w.packets) {
                 return; // not (fully) requested yet
             }
-            if (!w.kind.isRead() || w.responseCount >= w.packets) {
+            if (!awaitsAnswer(w)) {
+                continue;
+            }
+            if (!w.kind.isRead()) {
+                // An atomic, ATOMIC WRITE or FLUSH without its answer: the request again (the
+                // responder answers it from its saved result, never executing it twice).
+                if (all || (w.rereadUpTo == 0 && seen && Psn.isAfter(highestSeen, w.firstPsn))) {
+                    qp.requester.reissue(w);
+                    qp.hca.counters().inc(Counter.SELECTIVE_REREADS);
+                    w.rereadUpTo = 1;
+                }
+                if (all) {
+                    return;
+                }
                 continue;
             }
             w.prepareResponseBits();
@@ -313,7 +363,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
         }
     }
 
-    /** True if a READ whose request has gone is missing pieces. */
+    /** True if a READ, atomic, ATOMIC WRITE or FLUSH whose request has gone waits for answers. */
     private boolean readMissing() {
         SendQueue sq = qp.sq;
         for (long i = sq.completed(); i < sq.posted(); i++) {
@@ -321,7 +371,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
             if (!w.psnAssigned) {
                 return false;
             }
-            if (w.kind.isRead() && w.responseCount < w.packets) {
+            if (awaitsAnswer(w)) {
                 return true;
             }
         }
