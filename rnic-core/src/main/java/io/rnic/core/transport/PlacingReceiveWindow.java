@@ -27,6 +27,7 @@ import io.rnic.verbs.AccessFlags;
 final class PlacingReceiveWindow extends ReorderReceiveWindow {
     private final RemoteKey remoteKey = new RemoteKey();
     private final boolean[] missing = new boolean[SrethFlyweight.BITMAP_PSNS];
+    private final java.util.function.IntPredicate isMissing = i -> missing[i];
     /** The last PSN the latest report covered, or -1 when the hole has not been reported. */
     private int reportedThrough = -1;
 
@@ -132,7 +133,7 @@ final class PlacingReceiveWindow extends ReorderReceiveWindow {
             return false;
         }
         reportedThrough = Psn.add(expected, span - 1);
-        responder.nakSelective(i -> missing[i]);
+        responder.nakSelective(isMissing);
         return true;
     }
 

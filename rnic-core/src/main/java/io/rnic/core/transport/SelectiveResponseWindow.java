@@ -107,7 +107,15 @@ final class SelectiveResponseWindow implements ResponseWindow {
             w.atomicOriginal = p.atomicAckEth().originalData();
         }
         completer.progress();
-        boolean ahead = w != completer.oldestSent();
+        arrived(psn, w != completer.oldestSent());
+    }
+
+    /**
+     * After a new answer at {@code psn} was kept: completes what it finished, then counts it
+     * behind a hole if it came {@code ahead} of its turn, or else watches for a lost tail (which
+     * has nothing behind it, so only the quiet of a hole timeout tells).
+     */
+    private void arrived(int psn, boolean ahead) {
         completeReady();
         if (ahead) {
             sawBeyondHole(psn);
@@ -201,18 +209,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
         if (ahead) {
             qp.hca.counters().inc(Counter.OOO_READ_RESPONSES);
         }
-        completeReady();
-        if (ahead) {
-            sawBeyondHole(psn);
-            return;
-        }
-        if (!seen || Psn.isAfter(psn, highestSeen)) {
-            seen = true;
-            highestSeen = psn;
-        }
-        if (readMissing()) {
-            armTimer(); // a lost tail has nothing behind it: only the quiet tells
-        }
+        arrived(psn, ahead);
     }
 
     /** A response arrived beyond a hole: after enough of them the holes before it are re-read. */
