@@ -189,11 +189,6 @@ final class Responder {
         }
     }
 
-    /** Requests held ahead of the expected PSN now (seed 002's reorder buffer). */
-    int heldAhead() {
-        return receiveWindow.held();
-    }
-
     /**
      * Runs one request through the checks and its execution. {@code placed} is its payload length
      * when its data was placed on arrival and only its headers were kept, else -1.
@@ -305,7 +300,7 @@ final class Responder {
         qp.hca.counters().inc(Counter.NAKS_SENT);
     }
 
-    /** The QP's protection domain for requests and the HCA's key table, for placing on arrival. */
+    /** Where the QP's messages go (receive queue, protection domain), for placing on arrival. */
     MessageTarget target() {
         return target;
     }
