@@ -43,6 +43,7 @@ public final class DemoCommand extends ParsedCommand {
             .option(null, "--gso", "on|off|auto", "send runs of packets as UDP GSO super-datagrams (default off, so that "
                     + "a live capture shows each packet; auto: toward rnic wires of this process)")
             .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
+            .option(null, RecoveryOption.NAME, RecoveryOption.VALUES, RecoveryOption.HELP + "; rc only")
             .option(null, "--seed", "N", "seed of the starting PSNs and of the faults (default 1)")
             .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc or xrc")
             .option(null, "--reorder", "P", "delay each packet with probability P so later ones overtake it")
@@ -98,12 +99,18 @@ public final class DemoCommand extends ParsedCommand {
             throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc or xrc: " + transport
                     + " does not retransmit, so the demo's checks would fail by design");
         }
-        out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%s%n",
+        io.rnic.verbs.LossRecovery recovery = RecoveryOption.parse(args);
+        if (recovery != io.rnic.verbs.LossRecovery.GO_BACK_N && type != QpType.RC) {
+            throw new UsageException(RecoveryOption.NAME + " is RC's: --transport " + transport + " keeps its own rules");
+        }
+        out.printf("rnic demo: two HCAs over %s, %s <-> %s port %d, MTU %d%s%s%n",
                 udp ? "UDP" : "the simulated network", ipA, ipB, port, mtu.bytes(),
-                faults.isNone() ? "" : ", faults: " + faults + " (seed " + seed + ")");
+                faults.isNone() ? "" : ", faults: " + faults + " (seed " + seed + ")",
+                recovery == io.rnic.verbs.LossRecovery.GO_BACK_N ? "" : ", loss recovery " + recovery);
         DemoPair pair;
         try {
-            pair = new DemoPair(udp, ipA, ipB, port, seed, type, RcOptions.defaults().withMtu(mtu), pcap,
+            pair = new DemoPair(udp, ipA, ipB, port, seed, type, RcOptions.defaults().withMtu(mtu).withLossRecovery(recovery),
+                    pcap,
                     udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup(),
                     WireOptions.gso(args, Gso.OFF));
         } catch (IllegalStateException | IllegalArgumentException | IOException e) {

@@ -32,8 +32,7 @@ public final class SoakCommand extends ParsedCommand {
             .option(null, "--transport", "rc|xrc", "RC QPs (default), or an XRC initiator and a target QP delivering to "
                     + "an XRC SRQ")
             .option(null, "--timeout", "T", "local ACK timeout exponent (default 10 on sim, 14 on udp)")
-            .option(null, "--loss-recovery", "gbn|reorder|sr", "RC loss recovery (seed 002): go-back-N (default), "
-                    + "the reorder buffer with selective re-reads, or the extended selective-retransmission protocol")
+            .option(null, RecoveryOption.NAME, RecoveryOption.VALUES, RecoveryOption.HELP)
             .option(null, "--loss", "P", "drop probability (default 0.05)")
             .option(null, "--reorder", "P", "reorder probability (default 0.05)")
             .option(null, "--dup", "P", "duplicate probability (default 0.01)")
@@ -80,15 +79,14 @@ public final class SoakCommand extends ParsedCommand {
         String ipB = args.has("--ip-b") ? args.value("--ip-b") : udp ? "127.0.0.3" : "10.0.0.3";
         out.printf("rnic soak: %d %s operations over %s, %s, seed %d, timeout %d%n", ops, transport.toUpperCase(),
                 udp ? "UDP" : "the simulated network", faults, seed, timeout);
-        String recovery = args.has("--loss-recovery") ? args.value("--loss-recovery") : "gbn";
-        io.rnic.bench.experiment.LossExperiment.Mode mode = io.rnic.bench.experiment.LossExperiment.Mode.parse(recovery);
-        if (mode == null) {
-            throw new UsageException("--loss-recovery must be gbn, reorder or sr, not " + recovery);
+        io.rnic.verbs.LossRecovery recovery = RecoveryOption.parse(args);
+        if (recovery != io.rnic.verbs.LossRecovery.GO_BACK_N) {
+            if (type != QpType.RC) {
+                throw new UsageException(RecoveryOption.NAME + " is RC's: --transport " + transport + " keeps go-back-N");
+            }
+            out.println("loss recovery: " + recovery);
         }
-        if (mode != io.rnic.bench.experiment.LossExperiment.Mode.GBN) {
-            out.println("loss recovery: " + mode.recovery());
-        }
-        RcOptions o = RcOptions.defaults().withRetry(timeout, 7, 7).withLossRecovery(mode.recovery());
+        RcOptions o = RcOptions.defaults().withRetry(timeout, 7, 7).withLossRecovery(recovery);
         long wall = System.nanoTime();
         try (DemoPair p = new DemoPair(udp, ipA, ipB, 4791, seed, type, o, null, udp ? faults.wrapper(seed) : Function.identity(),
                 udp ? null : faults.simSetup())) {

@@ -40,6 +40,31 @@ class DemoCommandTest {
         wireCheck(pcap, "1024");
     }
 
+    /** Seed 002's modes over UDP: REORDER's packets are standard RoCEv2, SR's are rnic's own (issue 15). */
+    @Test
+    void demoWithEachLossRecoveryModePassesEveryCheckAndItsCaptureIsJudged() throws Exception {
+        Path reorder = tmp.resolve("reorder.pcap");
+        CliRun r = CliRun.rnic("demo", "--ip-a", "127.0.86.2", "--ip-b", "127.0.86.3", "--loss-recovery", "reorder",
+                "--pcap", reorder.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("42 checks passed, 0 failed"), r.out());
+        wireCheck(reorder, "1024");
+
+        Path sr = tmp.resolve("sr.pcap");
+        r = CliRun.rnic("demo", "--ip-a", "127.0.86.2", "--ip-b", "127.0.86.3", "--loss-recovery", "sr",
+                "--pcap", sr.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("42 checks passed, 0 failed"), r.out());
+        CliRun d = CliRun.rnic("decode", sr.toString());
+        assertEquals(0, d.status(), d.out() + d.err());
+        assertTrue(d.lastLine().matches("decoded \\d+ packets, 0 rejected, 0 bad ICRC"), d.lastLine());
+        assertTrue(d.out().contains("SR_RDMA_WRITE") && d.out().contains("SRETH("), d.out());
+
+        r = CliRun.rnic("demo", "--wire", "sim", "--transport", "uc", "--loss-recovery", "sr");
+        assertEquals(2, r.status());
+        assertTrue(r.err().contains("--loss-recovery is RC's"), r.err());
+    }
+
     @ParameterizedTest
     @CsvSource({"rc, 42", "uc, 22", "ud, 19", "xrc, 47"})
     void demoOfEachTransportOnTheSimulatedNetworkPassesEveryCheck(String transport, int checks) {
