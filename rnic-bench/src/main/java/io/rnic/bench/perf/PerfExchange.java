@@ -88,6 +88,9 @@ final class PerfExchange {
             if (oneSidedLatency()) {
                 return perftestOneSidedLatency(client, side, in, o, mine);
             }
+            if (pingPongLatency()) {
+                return perftestPingPong(client, side, in, o, mine);
+            }
             byte[] barrier = format(mine.get(0), side);
             PerfRunner.Round round = new PerfRunner.Round();
             try {
@@ -250,6 +253,48 @@ final class PerfExchange {
             } else {
                 serveUntil(side, () -> swapFixed(false, in, o, barrier, RECORD));
             }
+        } finally {
+            runner.printCounters(client ? "client" : "server", side);
+        }
+        return 0;
+    }
+
+    /** perftest's write_lat and send_lat: both sides ping-pong. */
+    private boolean pingPongLatency() {
+        PerfTest.Op op = config.test().op();
+        return config.test().latency() && (op == PerfTest.Op.WRITE || op == PerfTest.Op.SEND);
+    }
+
+    /**
+     * The rest of write_lat or send_lat as perftest's {@code write_lat.c} and {@code send_lat.c}
+     * run it: the key records once more per QP and a handshake after RTR; then, for every size,
+     * both sides ping-pong (send_lat first posts its receives and shakes hands, so no SEND finds
+     * the peer unready) and print their own tables; send_lat ends with a closing handshake,
+     * write_lat with none.
+     */
+    private int perftestPingPong(boolean client, PerfSide side, DataInputStream in, OutputStream o,
+                                 List<ConnectionInfo> mine) throws IOException {
+        for (ConnectionInfo ci : mine) {
+            swapFixed(client, in, o, format(ci, side), RECORD);
+        }
+        byte[] barrier = format(mine.get(0), side);
+        swapFixed(client, in, o, barrier, RECORD);
+        boolean send = config.test().op() == PerfTest.Op.SEND;
+        try {
+            runner.pingPongRounds(side, client, () -> {
+                if (send) {
+                    try {
+                        swapFixed(client, in, o, barrier, RECORD);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            });
+            if (send) {
+                swapFixed(client, in, o, barrier, RECORD);
+            }
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
         } finally {
             runner.printCounters(client ? "client" : "server", side);
         }

@@ -78,6 +78,14 @@ final class PerfReport {
 
     /** One latency row from the per-iteration samples (nanoseconds). */
     void latency(int size, long[] samplesNanos) {
+        latency(size, samplesNanos, samplesNanos.length);
+    }
+
+    /**
+     * A latency row for {@code iterations} messages from {@code samplesNanos} (perftest's ping-pong
+     * server has one sample fewer than messages: the gaps between its sends).
+     */
+    void latency(int size, long[] samplesNanos, int iterations) {
         long[] s = samplesNanos.clone();
         Arrays.sort(s);
         int n = s.length;
@@ -100,7 +108,7 @@ final class PerfReport {
             out.printf(Locale.ROOT, "{\"test\":\"%s\",\"bytes\":%d,\"iterations\":%d,\"t_min_usec\":%.2f,"
                             + "\"t_max_usec\":%.2f,\"t_typical_usec\":%.2f,\"t_avg_usec\":%.2f,\"t_stdev_usec\":%.2f,"
                             + "\"p99_usec\":%.2f,\"p99_9_usec\":%.2f}%n",
-                    test, size, n, min, max, typical, avg / 1e3, stdev / 1e3, p99, p999);
+                    test, size, iterations, min, max, typical, avg / 1e3, stdev / 1e3, p99, p999);
             return;
         }
         if (!headerDone) {
@@ -110,7 +118,7 @@ final class PerfReport {
                     + "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ");
         }
         out.printf(Locale.ROOT, " %-7d %-7d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f"
-                + "\t\t%-7.2f   \t\t%-7.2f%n", size, n, min, max, typical, avg / 1e3, stdev / 1e3, p99, p999);
+                + "\t\t%-7.2f   \t\t%-7.2f%n", size, iterations, min, max, typical, avg / 1e3, stdev / 1e3, p99, p999);
     }
 
     void end() {

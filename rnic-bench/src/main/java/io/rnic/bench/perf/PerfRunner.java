@@ -168,6 +168,34 @@ public final class PerfRunner {
         }
     }
 
+    /**
+     * perftest's write_lat and send_lat between two processes: both sides ping-pong every size,
+     * the client first, with no warm-up (perftest's marks count from the first message), and each
+     * prints its own table; {@code beforeSize} is the exchange before each size.
+     */
+    void pingPongRounds(PerfSide side, boolean client, Runnable beforeSize) {
+        PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
+        String name = config.test().command();
+        try (Progress progress = Progress.on(err)) {
+            if (config.test().op() == PerfTest.Op.SEND) {
+                side.postReceives(config.maxSize());
+            }
+            for (int size : config.sizes()) {
+                beforeSize.run();
+                if (client) {
+                    PerfSide.LatencyClient c = side.new LatencyClient(size);
+                    drive(side, c, null, null, progress, name + " " + size + " B");
+                    report.latency(size, c.samples);
+                } else {
+                    PerfSide.LatencyServer s = side.new LatencyServer(size);
+                    drive(side, s, null, null, progress, name + " " + size + " B");
+                    report.latency(size, s.samples, config.iterations());
+                }
+            }
+        }
+        report.end();
+    }
+
     /** The server's loop over the sizes, stepping until the client says it has finished each. */
     void serveRounds(PerfSide side, Runnable sync, Round round) {
         if (config.test().op() == PerfTest.Op.SEND) {

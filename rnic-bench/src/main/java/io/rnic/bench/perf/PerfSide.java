@@ -510,9 +510,13 @@ final class PerfSide implements AutoCloseable {
 
     // ---------------------------------------------------------------- latency
 
-    /** Marks iteration {@code i} in the last byte of a message (never 0, never the previous mark). */
+    /**
+     * Marks iteration {@code i} (from 0) in the last byte of a message, as perftest's write_lat
+     * does: the count of messages sent, as a byte (1, 2, ..., 255, 0, 1, ...). Consecutive marks
+     * always differ, which is all the receiver needs.
+     */
     private static byte mark(long i) {
-        return (byte) (i % 255 + 1);
+        return (byte) (i + 1);
     }
 
     private byte receivedMark(int q, int size) {
@@ -648,6 +652,12 @@ final class PerfSide implements AutoCloseable {
         private volatile boolean stop;
         /** Answers to give: {@code -n}, or as many as a warm-up's client sends. */
         private final long limit;
+        /**
+         * Half the gap between consecutive answers, as perftest's ping-pong server reports its
+         * latency (one sample fewer than answers); null for a warm-up.
+         */
+        final long[] samples;
+        private long lastAnswer;
 
         LatencyServer(int size) {
             this(size, false);
@@ -658,9 +668,11 @@ final class PerfSide implements AutoCloseable {
             this.base = markBase;
             if (warmup) {
                 limit = Long.MAX_VALUE;
+                samples = null;
             } else {
                 limit = config.iterations();
                 markBase += config.iterations();
+                samples = new long[Math.max(1, config.iterations() - 1)];
             }
         }
 
@@ -684,6 +696,11 @@ final class PerfSide implements AutoCloseable {
             if (config.test().op() == PerfTest.Op.WRITE) {
                 buffer.put((int) sendArea(0) + size - 1, mark(base + i));
             }
+            long now = System.nanoTime();
+            if (samples != null && i > 0 && i - 1 < samples.length) {
+                samples[(int) (i - 1)] = (now - lastAnswer) / 2;
+            }
+            lastAnswer = now;
             if (!channels.isEmpty()) {
                 answered++;
                 if (!offer(0, size)) {

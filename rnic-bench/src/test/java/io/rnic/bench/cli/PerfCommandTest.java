@@ -80,6 +80,24 @@ class PerfCommandTest {
         assertRow(s, BW_HEADER, " 1024       300 "); // the server prints the client's row, as perftest's does
     }
 
+    /**
+     * perftest's write_lat and send_lat between two processes: both sides ping-pong, with
+     * perftest's marks and handshakes (issue 18), and each prints its own latency table.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"write_lat, 18623, 34", "send_lat, 18624, 36"})
+    void pingPongLatencyBetweenTwoProcessesRunsAsPerftestsDoes(String test, String port, int ip) throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", test,
+                "--ip", "127.0.86." + ip, "-p", port, "-s", "64", "-n", "400"));
+        CliRun client = CliRun.rnic("perf", test, "--ip", "127.0.86." + (ip + 1), "-p", port, "-s", "64", "-n", "400",
+                "127.0.0.1");
+        CliRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, client.status(), client.out() + client.err());
+        assertEquals(0, s.status(), s.out() + s.err());
+        assertRow(client, LAT_HEADER, " 64      400 ");
+        assertRow(s, LAT_HEADER, " 64      400 "); // both sides time the ping-pong, as perftest's do
+    }
+
     /** perftest's check_mtu: both sides run at the smaller of the two MTUs (a kernel peer offers its port's). */
     @Test
     void twoSidesWithDifferentMtusRunAtTheSmaller() throws Exception {
