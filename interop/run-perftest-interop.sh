@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw,
-# ib_read_lat, ib_atomic_lat) on Linux
+# Interop of `rnic perf` with perftest 4.5 (ib_write_bw, ib_read_bw, ib_send_bw over RC and UD,
+# ib_atomic_bw, ib_read_lat, ib_atomic_lat, ib_write_lat, ib_send_lat) on Linux
 # Soft-RoCE (rdma_rxe) in a QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few
 # minutes; not part of CI.
 #
@@ -11,10 +11,10 @@
 # prints the table)
 # each capture judged by wire-check --psn (strict ICRC) and rnic decode. Output and captures go
 # to interop/run/perf-*. ITERS (default 100: the emulated guest runs near 1 MB/s) and TESTS
-# ("write_bw:64 write_bw:4096 ...") narrow it.
+# ("write_bw:64 write_bw:4096 ...", TEST:SIZE[:ATOMIC-KIND[:CONNECTION]]) narrow it.
 set -uo pipefail
 iters=${ITERS:-100}
-tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD read_lat:64 read_lat:4096 atomic_lat:8:CMP_AND_SWAP atomic_lat:8:FETCH_AND_ADD"}
+tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 send_bw:64::UD send_bw:1024::UD atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD read_lat:64 read_lat:4096 atomic_lat:8:CMP_AND_SWAP atomic_lat:8:FETCH_AND_ADD write_lat:64 write_lat:4096 send_lat:64 send_lat:4096"}
 . "$(cd "$(dirname "$0")" && pwd)/guest-setup.sh"
 
 rnic() { "$vm/hostns.sh" timeout 120 java -jar "$jar" perf "$@" --ip "$host_ip" --icrc accept-unverifiable -n "$iters" --warmup 0; }
@@ -38,9 +38,10 @@ row() {
 }
 
 for spec in $tests; do
-  IFS=: read -r t size kind <<< "$spec"
+  IFS=: read -r t size kind conn <<< "$spec"
   a=; [ -n "${kind:-}" ] && a="-A $kind"
-  tag=$t-$size${kind:+-$kind}
+  [ -n "${conn:-}" ] && a="$a -c $conn"
+  tag=$t-$size${kind:+-$kind}${conn:+-$conn}
   # rnic client, perftest server in the guest
   name=perf-rnic-client-rxe-server-$tag
   capture_start "$name"

@@ -71,8 +71,9 @@ final class PerfExchange {
                 return 1;
             }
             List<ConnectionInfo> mine = side.localInfo(client ? 0x20000 : 0x10000);
-            if (config.test().latency()) {
-                swapFixed(client, in, o, format(mine.get(0), side), RECORD); // the *_lat programs' first handshake
+            if (config.test().latency() && config.test().op() != PerfTest.Op.SEND) {
+                // write_lat, read_lat and atomic_lat shake hands before the key records (send_lat does not)
+                swapFixed(client, in, o, format(mine.get(0), side), RECORD);
             }
             List<ConnectionInfo> peers = new ArrayList<>();
             for (ConnectionInfo ci : mine) {
@@ -172,14 +173,14 @@ final class PerfExchange {
     }
 
     /**
-     * perftest's send_bw over RC or UC with a fixed iteration count and one size: the server
+     * perftest's send_bw over RC, UC or UD with a fixed iteration count and one size: the server
      * counts what it receives, so this side runs it as perftest does (see {@link #perftestSend(boolean,
-     * PerfSide, DataInputStream, OutputStream, List)}). Credit-channel, UD, duration and all-sizes
-     * runs keep rnic's own exchange.
+     * PerfSide, DataInputStream, OutputStream, List)}; perftest's UD flow is RC's, with address
+     * handles). Credit-channel, duration and all-sizes runs keep rnic's own exchange.
      */
     private boolean perftestSend() {
-        return config.test() == PerfTest.SEND_BW && config.type() != io.rnic.verbs.QpType.UD && !config.creditChannel()
-                && config.durationSecs() == 0 && config.sizes().size() == 1;
+        return config.test() == PerfTest.SEND_BW && !config.creditChannel() && config.durationSecs() == 0
+                && config.sizes().size() == 1;
     }
 
     /**

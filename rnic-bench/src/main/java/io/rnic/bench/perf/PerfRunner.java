@@ -169,8 +169,8 @@ public final class PerfRunner {
     }
 
     /**
-     * perftest's write_lat and send_lat between two processes: both sides ping-pong every size,
-     * the client first, with no warm-up (perftest's marks count from the first message), and each
+     * perftest's write_lat and send_lat between two processes: both sides ping-pong every size
+     * (write_lat's server first, send_lat's client first, as perftest's do), with no warm-up (perftest's marks count from the first message), and each
      * prints its own table; {@code beforeSize} is the exchange before each size.
      */
     void pingPongRounds(PerfSide side, boolean client, Runnable beforeSize) {
@@ -180,9 +180,12 @@ public final class PerfRunner {
             if (config.test().op() == PerfTest.Op.SEND) {
                 side.postReceives(config.maxSize());
             }
+            // Who starts: write_lat's server writes first and its client waits (run_iter_lat_write
+            // skips the server's first wait); send_lat's client sends first (run_iter_lat_send).
+            boolean starts = config.test().op() == PerfTest.Op.WRITE ? !client : client;
             for (int size : config.sizes()) {
                 beforeSize.run();
-                if (client) {
+                if (starts) {
                     PerfSide.LatencyClient c = side.new LatencyClient(size);
                     drive(side, c, null, null, progress, name + " " + size + " B");
                     report.latency(size, c.samples);

@@ -98,6 +98,18 @@ class PerfCommandTest {
         assertRow(s, LAT_HEADER, " 64      400 "); // both sides time the ping-pong, as perftest's do
     }
 
+    /** perftest's send_bw -c UD between two processes: RC's exchange, with address handles (issue 18). */
+    @Test
+    void udSendBandwidthBetweenTwoProcessesRunsAsPerftestsDoes() throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", "send_bw", "-c", "UD",
+                "--ip", "127.0.86.38", "-p", "18625", "-s", "1024", "-n", "300", "--warmup", "0"));
+        CliRun client = CliRun.rnic("perf", "send_bw", "-c", "UD", "--ip", "127.0.86.39", "-p", "18625", "-s", "1024",
+                "-n", "300", "--warmup", "0", "127.0.0.1");
+        CliRun s = server.get(60, TimeUnit.SECONDS);
+        assertRow(client, BW_HEADER, " 1024       300 ");
+        assertRow(s, BW_HEADER, " 1024       300 "); // the server's own count, as perftest's server prints
+    }
+
     /** perftest's check_mtu: both sides run at the smaller of the two MTUs (a kernel peer offers its port's). */
     @Test
     void twoSidesWithDifferentMtusRunAtTheSmaller() throws Exception {
