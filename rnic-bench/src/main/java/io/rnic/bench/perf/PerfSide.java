@@ -658,6 +658,8 @@ final class PerfSide implements AutoCloseable {
          */
         final long[] samples;
         private long lastAnswer;
+        /** The completion of the last answer came back. */
+        private boolean lastAnswerSent;
 
         LatencyServer(int size) {
             this(size, false);
@@ -680,6 +682,9 @@ final class PerfSide implements AutoCloseable {
         public int step() {
             int n = channels.isEmpty() ? pollChecked() : pollChannels();
             if (!config.test().pingPong() || i >= limit) {
+                for (int k = 0; k < n && channels.isEmpty(); k++) {
+                    lastAnswerSent |= wcs[k].opcode() != WcOpcode.RECV; // the last answer is signaled
+                }
                 return n;
             }
             boolean arrived;
@@ -707,8 +712,10 @@ final class PerfSide implements AutoCloseable {
                     throw new IllegalStateException("the channel refused a ping-pong answer: " + channels.get(0));
                 }
             } else {
-                // Signal every cqMod-th answer so the send queue drains.
-                post(0, i, size, (i + 1) % Math.max(1, Math.min(config.cqMod(), config.txDepth())) == 0);
+                // Signal every cqMod-th answer so the send queue drains, and the last, whose
+                // completion says it has arrived (the peer waits for it; leaving earlier would cut it off).
+                post(0, i, size, (i + 1) % Math.max(1, Math.min(config.cqMod(), config.txDepth())) == 0
+                        || i + 1 == limit);
             }
             i++;
             markBase = Math.max(markBase, base + i); // as the client does
@@ -721,7 +728,7 @@ final class PerfSide implements AutoCloseable {
 
         @Override
         public boolean done() {
-            return stop || (config.test().pingPong() && i >= limit);
+            return stop || (config.test().pingPong() && i >= limit && (lastAnswerSent || !channels.isEmpty()));
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,21 @@ class PerfCommandTest {
         assertEquals(0, s.status(), s.out() + s.err());
         assertRow(client, LAT_HEADER, " 64      400 ");
         assertRow(s, LAT_HEADER, " 64      400 "); // both sides time the ping-pong, as perftest's do
+    }
+
+    /** {@code -a} between two processes: every size from 2 to 2^23, each side printing a row per size. */
+    @Test
+    void everySizeBetweenTwoProcessesWithDashA() throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", "write_lat", "-a",
+                "--ip", "127.0.86.40", "-p", "18626", "-n", "5"));
+        CliRun client = CliRun.rnic("perf", "write_lat", "-a", "--ip", "127.0.86.41", "-p", "18626", "-n", "5",
+                "127.0.0.1");
+        CliRun s = server.get(120, TimeUnit.SECONDS);
+        for (CliRun r : List.of(client, s)) {
+            assertRow(r, LAT_HEADER, " 2       5 ");
+            assertTrue(r.outLines().stream().anyMatch(l -> l.startsWith(" 8388608 5 ")), r.out());
+            assertEquals(23, r.outLines().stream().filter(l -> l.matches(" \\d+ +5 .*")).count(), r.out());
+        }
     }
 
     /** perftest's send_bw -c UD between two processes: RC's exchange, with address handles (issue 18). */
