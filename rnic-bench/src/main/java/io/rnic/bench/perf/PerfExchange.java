@@ -242,11 +242,7 @@ final class PerfExchange {
      */
     private int perftestOneSidedLatency(boolean client, PerfSide side, DataInputStream in, OutputStream o,
                                         List<ConnectionInfo> mine) throws IOException {
-        for (ConnectionInfo ci : mine) {
-            swapFixed(client, in, o, format(ci, side), RECORD);
-        }
-        byte[] barrier = format(mine.get(0), side);
-        swapFixed(client, in, o, barrier, RECORD);
+        byte[] barrier = recordsAgainThenHandshake(client, side, in, o, mine);
         try {
             if (client) {
                 runner.runRounds(side, () -> { }, new PerfRunner.Round(), null);
@@ -263,7 +259,21 @@ final class PerfExchange {
     /** perftest's write_lat and send_lat: both sides ping-pong. */
     private boolean pingPongLatency() {
         PerfTest.Op op = config.test().op();
-        return config.test().latency() && (op == PerfTest.Op.WRITE || op == PerfTest.Op.SEND);
+        return config.test().latency() && (op == PerfTest.Op.WRITE || op == PerfTest.Op.SEND) && !config.creditChannel();
+    }
+
+    /**
+     * The key records once more per QP and the handshake after RTR, as every perftest latency
+     * program exchanges them; returns the handshake record for the exchanges that follow.
+     */
+    private byte[] recordsAgainThenHandshake(boolean client, PerfSide side, DataInputStream in, OutputStream o,
+                                             List<ConnectionInfo> mine) throws IOException {
+        for (ConnectionInfo ci : mine) {
+            swapFixed(client, in, o, format(ci, side), RECORD);
+        }
+        byte[] barrier = format(mine.get(0), side);
+        swapFixed(client, in, o, barrier, RECORD);
+        return barrier;
     }
 
     /**
@@ -275,11 +285,7 @@ final class PerfExchange {
      */
     private int perftestPingPong(boolean client, PerfSide side, DataInputStream in, OutputStream o,
                                  List<ConnectionInfo> mine) throws IOException {
-        for (ConnectionInfo ci : mine) {
-            swapFixed(client, in, o, format(ci, side), RECORD);
-        }
-        byte[] barrier = format(mine.get(0), side);
-        swapFixed(client, in, o, barrier, RECORD);
+        byte[] barrier = recordsAgainThenHandshake(client, side, in, o, mine);
         boolean send = config.test().op() == PerfTest.Op.SEND;
         try {
             runner.pingPongRounds(side, client, () -> {
