@@ -11,13 +11,14 @@
 # prints the table)
 # each capture judged by wire-check --psn (strict ICRC) and rnic decode. Output and captures go
 # to interop/run/perf-*. ITERS (default 100: the emulated guest runs near 1 MB/s) and TESTS
-# ("write_bw:64 write_bw:4096 ...", TEST:SIZE[:ATOMIC-KIND[:CONNECTION]]) narrow it.
+# ("write_bw:64 write_bw:4096 ...", TEST:SIZE[:ATOMIC-KIND[:CONNECTION[:DURATION]]]) narrow it; a
+# duration (seconds) runs `-D` instead of `-n`.
 set -uo pipefail
 iters=${ITERS:-100}
 tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 send_bw:64::UD send_bw:1024::UD atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD read_lat:64 read_lat:4096 atomic_lat:8:CMP_AND_SWAP atomic_lat:8:FETCH_AND_ADD write_lat:64 write_lat:4096 send_lat:64 send_lat:4096"}
 . "$(cd "$(dirname "$0")" && pwd)/guest-setup.sh"
 
-rnic() { "$vm/hostns.sh" timeout 120 java -jar "$jar" perf "$@" --ip "$host_ip" --icrc accept-unverifiable -n "$iters" --warmup 0; }
+rnic() { "$vm/hostns.sh" timeout 120 java -jar "$jar" perf "$@" --ip "$host_ip" --icrc accept-unverifiable --warmup 0; }
 dump=
 capture_start() {
   "$vm/hostns.sh" tcpdump -i rxebr0 --immediate-mode -B 65536 -U -s 0 -w "$out/$1.pcap" 'udp port 4791' \
@@ -27,25 +28,26 @@ capture_start() {
 }
 capture_stop() { sleep 1; kill -INT $dump 2>/dev/null; wait $dump 2>/dev/null; }
 declare -a rows
-# row NAME SIZE OK LOG: judges the capture of NAME and records the row perftest's table printed.
+# row NAME SIZE OK LOG COUNT: judges the capture of NAME and records the row perftest's table printed.
 row() {
   local name=$1 size=$2 ok=$3 log=$4 wc dec line
   "$wirecheck" --psn --mtu 1024 "$out/$name.pcap" > "$out/$name.wire-check.log" 2>&1 && wc=ok || { wc=FAIL; ok=FAIL; }
   java -jar "$jar" decode "$out/$name.pcap" > "$out/$name.decode.log" 2>&1 && dec=ok || { dec=FAIL; ok=FAIL; }
-  line=$(grep -E "^ $size +$iters " "$log" | tail -1 | tr -s ' \t' ' ')
+  line=$(grep -E "^ $size +$5 " "$log" | tail -1 | tr -s ' \t' ' ')
   [ -n "$line" ] || ok=FAIL
   rows+=("$(printf '%-44s %-4s  wire-check %-4s decode %-4s %s' "$name" "$ok" "$wc" "$dec" "$line")")
 }
 
 for spec in $tests; do
-  IFS=: read -r t size kind conn <<< "$spec"
+  IFS=: read -r t size kind conn dur <<< "$spec"
   a=; [ -n "${kind:-}" ] && a="-A $kind"
   [ -n "${conn:-}" ] && a="$a -c $conn"
-  tag=$t-$size${kind:+-$kind}${conn:+-$conn}
+  if [ -n "${dur:-}" ]; then a="$a -D $dur"; count='[0-9]+'; else a="$a -n $iters"; count=$iters; fi
+  tag=$t-$size${kind:+-$kind}${conn:+-$conn}${dur:+-D$dur}
   # rnic client, perftest server in the guest
   name=perf-rnic-client-rxe-server-$tag
   capture_start "$name"
-  "$vm/guest.sh" 1 "timeout 120 ib_$t -d rxe0 -x 1 -s $size -n $iters $a > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" \
+  "$vm/guest.sh" 1 "timeout 120 ib_$t -d rxe0 -x 1 -s $size $a > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" \
     > /dev/null 2>&1 &
   g=$!
   sleep 3
@@ -55,19 +57,19 @@ for spec in $tests; do
   "$vm/guest.sh" 1 cat /tmp/srv.log > "$out/$name.rxe.log" 2>&1
   ok=PASS; { [ $c = 0 ] && grep -q "exit=0" "$out/$name.rxe.log"; } || ok=FAIL
   case $t in *_lat) table=$out/$name.rnic.log;; *) table=$out/$name.rxe.log;; esac
-  row "$name" "$size" "$ok" "$table"
+  row "$name" "$size" "$ok" "$table" "$count"
   # perftest client in the guest, rnic server
   name=perf-rxe-client-rnic-server-$tag
   capture_start "$name"
   rnic "$t" -s "$size" $a > "$out/$name.rnic.log" 2>&1 &
   s=$!
   sleep 4
-  "$vm/guest.sh" 1 timeout 120 "ib_$t" -d rxe0 -x 1 -s "$size" -n "$iters" $a "$host_ip" > "$out/$name.rxe.log" 2>&1; c=$?
+  "$vm/guest.sh" 1 timeout 120 "ib_$t" -d rxe0 -x 1 -s "$size" $a "$host_ip" > "$out/$name.rxe.log" 2>&1; c=$?
   wait $s; r=$?
   capture_stop
   ok=PASS; { [ $c = 0 ] && [ $r = 0 ]; } || ok=FAIL
   case $t in *_lat) table=$out/$name.rxe.log;; *) table=$out/$name.rnic.log;; esac
-  row "$name" "$size" "$ok" "$table"
+  row "$name" "$size" "$ok" "$table" "$count"
 done
 
 echo
