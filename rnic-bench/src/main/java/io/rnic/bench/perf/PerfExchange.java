@@ -176,11 +176,11 @@ final class PerfExchange {
      * perftest's send_bw over RC, UC or UD with a fixed iteration count and one size: the server
      * counts what it receives, so this side runs it as perftest does (see {@link #perftestSend(boolean,
      * PerfSide, DataInputStream, OutputStream, List)}; perftest's UD flow is RC's, with address
-     * handles). Credit-channel, duration and all-sizes runs keep rnic's own exchange.
+     * handles; a duration run is the same, the server receiving until the closing handshake).
+     * Credit-channel and all-sizes runs keep rnic's own exchange.
      */
     private boolean perftestSend() {
-        return config.test() == PerfTest.SEND_BW && !config.creditChannel() && config.durationSecs() == 0
-                && config.sizes().size() == 1;
+        return config.test() == PerfTest.SEND_BW && !config.creditChannel() && config.sizes().size() == 1;
     }
 
     /**
@@ -209,17 +209,26 @@ final class PerfExchange {
             } else {
                 PerfReport report = new PerfReport(out, config.test().command(), config.reportGbits(), config.json());
                 report.header();
+                boolean duration = config.durationSecs() > 0;
                 long expected = (long) config.iterations() * config.qps();
-                while (serve.received < expected) {
-                    if (serve.step() == 0) {
-                        side.idle();
+                if (duration) {
+                    // perftest's client ends a duration run with the closing handshake: receive until it comes.
+                    serveUntil(serve, side, () -> swapFixed(false, in, o, barrier, RECORD));
+                } else {
+                    while (serve.received < expected) {
+                        if (serve.step() == 0) {
+                            side.idle();
+                        }
                     }
                 }
                 long nanos = Math.max(1, serve.lastNanos - serve.firstNanos);
                 double bytesPerSecond = serve.received * (double) size / (nanos / 1e9);
-                report.reported(size, config.iterations(), report.inUnit(bytesPerSecond), report.inUnit(bytesPerSecond),
-                        serve.received / (nanos / 1e9) / 1e6);
+                report.reported(size, duration ? serve.received : config.iterations(), report.inUnit(bytesPerSecond),
+                        report.inUnit(bytesPerSecond), serve.received / (nanos / 1e9) / 1e6);
                 report.end();
+                if (duration) {
+                    return 0; // the closing handshake has been made
+                }
             }
             swapFixed(client, in, o, barrier, RECORD);
         } finally {
@@ -316,6 +325,11 @@ final class PerfExchange {
 
     /** Runs {@code step} on another thread while this one keeps the server's side going, until it is done. */
     private static void serveUntil(PerfSide side, Step step) throws IOException {
+        serveUntil(side.new BandwidthServer(8), side, step);
+    }
+
+    /** As {@link #serveUntil(PerfSide, Step)}, stepping {@code serve}. */
+    private static void serveUntil(PerfSide.Task serve, PerfSide side, Step step) throws IOException {
         boolean[] done = {false};
         IOException[] failed = {null};
         Thread t = new Thread(() -> {
@@ -330,7 +344,6 @@ final class PerfExchange {
         }, "perf-exchange");
         t.setDaemon(true);
         t.start();
-        PerfSide.Task serve = side.new BandwidthServer(8);
         while (true) {
             synchronized (done) {
                 if (done[0]) {

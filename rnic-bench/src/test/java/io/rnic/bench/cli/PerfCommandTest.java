@@ -99,6 +99,18 @@ class PerfCommandTest {
         assertRow(s, LAT_HEADER, " 64      400 "); // both sides time the ping-pong, as perftest's do
     }
 
+    /** send_bw -D between two processes: the server receives until the client's closing handshake. */
+    @Test
+    void sendBandwidthForADurationBetweenTwoProcesses() throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", "send_bw", "-D", "2",
+                "--ip", "127.0.86.42", "-p", "18629", "-s", "1024", "--warmup", "0"));
+        CliRun client = CliRun.rnic("perf", "send_bw", "-D", "2", "--ip", "127.0.86.43", "-p", "18629", "-s", "1024",
+                "--warmup", "0", "127.0.0.1");
+        CliRun s = server.get(60, TimeUnit.SECONDS);
+        assertRow(client, BW_HEADER, " 1024 ");
+        assertRow(s, BW_HEADER, " 1024 ");
+    }
+
     /** {@code -a} between two processes: every size from 2 to 2^23, each side printing a row per size. */
     @Test
     void everySizeBetweenTwoProcessesWithDashA() throws Exception {
