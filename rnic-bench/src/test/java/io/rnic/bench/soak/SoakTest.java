@@ -88,4 +88,17 @@ class SoakTest {
             assertEquals(3_000, r.ops());
         }
     }
+
+    /** The extended protocol over real sockets with injected faults (issue 15): RC's guarantees hold. */
+    @Test
+    void theSameWorkloadOverUdpWithTheExtendedProtocol() throws Exception {
+        FaultSpec faults = new FaultSpec(0.02, 0.02, 0.01, 0.001, 200_000);
+        RcOptions o = RcOptions.defaults().withLossRecovery(io.rnic.verbs.LossRecovery.SELECTIVE);
+        try (DemoPair p = new DemoPair(true, "127.0.84.6", "127.0.84.7", 4791, 11, o, null, faults.wrapper(11), null)) {
+            MixedWorkload.Result r = new MixedWorkload(p, 11).run(3_000);
+            assertTrue(r.ok(), r.firstFailure());
+            assertEquals(3_000, r.ops());
+            assertTrue(p.a.counters().get(Counter.SELECTIVE_RETRANSMISSIONS) > 0, p.a.counters().toString());
+        }
+    }
 }
