@@ -12,6 +12,7 @@ public final class CompletionChannel {
     private final ArrayDeque<io.rnic.core.transport.CompletionQueue> events = new ArrayDeque<>();
     private final java.util.Map<io.rnic.core.transport.CompletionQueue, CompletionQueue> owners =
             new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.function.Consumer<CompletionQueue> handler;
     private long delivered;
 
     /**
@@ -19,13 +20,41 @@ public final class CompletionChannel {
      * channel. {@link RdmaDevice#createCompletionChannel()} is the verbs-style way to get one.
      */
     public CompletionChannel() {
+        this.handler = null;
+    }
+
+    /**
+     * Creates a channel that hands each notification to {@code handler} on the protocol thread
+     * of the device whose CQ fired, instead of queueing it for {@link #getEvent}: for agents that
+     * live on that thread and must not wait for an application to ask (the connection manager).
+     * The handler must not block; it may poll and re-arm the CQ.
+     *
+     * @param handler what runs for each notification
+     * @throws IllegalArgumentException if {@code handler} is null
+     */
+    public CompletionChannel(java.util.function.Consumer<CompletionQueue> handler) {
+        if (handler == null) {
+            throw new IllegalArgumentException("a completion channel's handler must not be null");
+        }
+        this.handler = handler;
     }
 
     void register(CompletionQueue cq) {
         owners.put(cq.core, cq);
     }
 
-    synchronized void deliver(io.rnic.core.transport.CompletionQueue cq) {
+    void deliver(io.rnic.core.transport.CompletionQueue cq) {
+        if (handler != null) {
+            synchronized (this) {
+                delivered++;
+            }
+            handler.accept(owners.get(cq));
+            return;
+        }
+        queue(cq);
+    }
+
+    private synchronized void queue(io.rnic.core.transport.CompletionQueue cq) {
         events.add(cq);
         delivered++;
         notifyAll();

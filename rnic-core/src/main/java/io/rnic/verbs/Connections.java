@@ -102,15 +102,15 @@ public final class Connections {
      * Moves a UD QP from RESET through INIT (P_Key index 0, port 1, {@code qkey}) and RTR to RTS
      * with send PSN {@code psn}, as {@code ibv_ud_pingpong} does.
      *
-     * @param qp   a UD QP in RESET
+     * @param qp   a UD (or GSI) QP in RESET
      * @param qkey the Q_Key the QP accepts datagrams with (and sends with when a work request
      *             asks for the QP's own, with the high-order bit of its Q_Key set)
      * @param psn  the first PSN the QP sends; only the low 24 bits are used
      * @throws IllegalArgumentException if {@code qp} is not a UD QP or refuses a transition
      */
     public static void readyDatagram(QueuePair qp, int qkey, int psn) {
-        if (qp.type() != io.rnic.verbs.QpType.UD) {
-            throw new IllegalArgumentException("readyDatagram is for UD QPs; " + qp + " is " + qp.type());
+        if (qp.type() != io.rnic.verbs.QpType.UD && qp.type() != io.rnic.verbs.QpType.GSI) {
+            throw new IllegalArgumentException("readyDatagram is for UD and GSI QPs; " + qp + " is " + qp.type());
         }
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).qkey(qkey));
         qp.modify(new QpAttributes().state(QpState.RTR));

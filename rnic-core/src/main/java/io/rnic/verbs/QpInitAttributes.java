@@ -109,6 +109,19 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     }
 
     /**
+     * The device's GSI QP (QP1, reference §11.6) with default queue sizes: a UD QP for
+     * management datagrams. A device has at most one; the connection manager of rnic-verbs
+     * creates it, so an application that uses that manager does not create its own.
+     *
+     * @param sendCq where send completions go
+     * @param recvCq where receive completions go (may be {@code sendCq})
+     * @return the attributes
+     */
+    public static QpInitAttributes gsi(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new QpInitAttributes(QpType.GSI, sendCq, recvCq, QpCaps.defaults(), false, true);
+    }
+
+    /**
      * Returns a copy with other queue sizes.
      *
      * @param c send and receive queue depths, SGEs per WR and inline data size

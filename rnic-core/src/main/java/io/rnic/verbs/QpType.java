@@ -2,6 +2,12 @@ package io.rnic.verbs;
 
 /** QP transport types with the values of libibverbs {@code enum ibv_qp_type}. */
 public enum QpType {
+    /**
+     * The general services interface QP, the kernel's {@code IB_QPT_GSI}: a UD QP whose number is
+     * always 1 (one per device), whose Q_Key is 0x80010000, and which carries management
+     * datagrams such as the connection manager's (reference §11.6).
+     */
+    GSI(1),
     /** Reliable Connected. */
     RC(2),
     /** Unreliable Connected. */
@@ -43,6 +49,6 @@ public enum QpType {
                 return t;
             }
         }
-        throw new IllegalArgumentException("QP type " + value + " is not supported (RC 2, UC 3, UD 4, XRC_SEND 9, XRC_RECV 10)");
+        throw new IllegalArgumentException("QP type " + value + " is not supported (GSI 1, RC 2, UC 3, UD 4, XRC_SEND 9, XRC_RECV 10)");
     }
 }

@@ -36,6 +36,8 @@ public final class Hca {
     private static final Logger LOG = LoggerFactory.getLogger(Hca.class);
     /** rxe hands out QP numbers from 0x11 in practice; 0 and 1 are the special QPs. */
     static final int FIRST_QPN = 0x11;
+    /** The GSI's QP number, fixed by the specification. */
+    public static final int GSI_QPN = 1;
 
     private final InetAddress address;
     private final HcaLimits limits;
@@ -57,6 +59,7 @@ public final class Hca {
     private volatile QpEndpoint[] qps = new QpEndpoint[64];
     private int nextQpn = FIRST_QPN;
     private int liveQps;
+    private boolean gsiReserved;
     private int nextSrqn = 1;
     private int internalErrors;
     /** Work owed until the end of the receive batch (coalesced ACKs); protocol thread only. */
@@ -149,12 +152,6 @@ public final class Hca {
     }
 
     /**
-     * Reserves the next QP number for a QP about to be created; callable from any thread. QP
-     * numbers are not reused.
-     *
-     * @throws IllegalStateException when the device's QPs (max_qp) or the 2^24 numbers are used up
-     */
-    /**
      * Takes {@code bytes} of the HCA's reorder-buffer budget ({@link RecoveryTuning#reorderBytes});
      * false if they do not fit. Protocol thread only.
      */
@@ -176,6 +173,12 @@ public final class Hca {
         return reorderBytesHeld;
     }
 
+    /**
+     * Reserves the next QP number for a QP about to be created; callable from any thread. QP
+     * numbers are not reused.
+     *
+     * @throws IllegalStateException when the device's QPs (max_qp) or the 2^24 numbers are used up
+     */
     public synchronized int reserveQpn() {
         if (liveQps >= limits.maxQp()) {
             throw new IllegalStateException("all " + limits.maxQp() + " QPs of the device are in use");
@@ -187,9 +190,29 @@ public final class Hca {
         return nextQpn++;
     }
 
+    /**
+     * Reserves QP number 1 for the device's GSI QP (reference §11.6); callable from any thread.
+     *
+     * @throws IllegalStateException if the device already has a GSI QP, or no QP left (max_qp)
+     */
+    public synchronized int reserveGsiQpn() {
+        if (gsiReserved) {
+            throw new IllegalStateException("the device already has its GSI QP (QP1); there is one per device");
+        }
+        if (liveQps >= limits.maxQp()) {
+            throw new IllegalStateException("all " + limits.maxQp() + " QPs of the device are in use");
+        }
+        liveQps++;
+        gsiReserved = true;
+        return GSI_QPN;
+    }
+
     /** Gives back a number from {@link #reserveQpn} whose QP could not be created after all. */
     public synchronized void unreserveQpn(int qpn) {
         liveQps--;
+        if (qpn == GSI_QPN) {
+            gsiReserved = false;
+        }
     }
 
     /** Routes packets addressed to {@code qpn} (a reserved number) to {@code endpoint}. */
@@ -208,6 +231,9 @@ public final class Hca {
         if (qpn >= 0 && qpn < table.length && table[qpn] != null) {
             table[qpn] = null;
             liveQps--;
+            if (qpn == GSI_QPN) {
+                gsiReserved = false;
+            }
         }
     }
 

@@ -198,6 +198,15 @@ public final class QpTransitions {
                 Rule rule = new Rule(type, l.from, l.to, cell.required, cell.optional);
                 row[l.to.ordinal()] = rule;
                 all.add(rule);
+                if (type == QpType.UD) { // the kernel's table gives the GSI (QP1) UD's cells
+                    Rule gsi = new Rule(QpType.GSI, l.from, l.to, cell.required, cell.optional);
+                    Rule[] gsiRow = RULES[QpType.GSI.ordinal()][l.from.ordinal()];
+                    if (gsiRow == null) {
+                        gsiRow = RULES[QpType.GSI.ordinal()][l.from.ordinal()] = new Rule[QpState.values().length];
+                    }
+                    gsiRow[l.to.ordinal()] = gsi;
+                    all.add(gsi);
+                }
             }
         }
         ALL_RULES = Collections.unmodifiableList(all);

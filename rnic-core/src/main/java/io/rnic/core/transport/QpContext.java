@@ -126,7 +126,7 @@ public final class QpContext {
                                    boolean endToEndCredits) {
         TransportPolicy policy = TransportPolicy.of(type);
         if (policy == null) {
-            throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC, UC, UD and XRC are");
+            throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC, UC, UD, GSI and XRC are");
         }
         if (policy.receiveSource() == TransportPolicy.ReceiveSource.SRQ_BY_XRCETH) {
             throw new IllegalArgumentException("a " + type + " QP belongs to an XRC domain, not a PD: createXrcTarget");
@@ -186,7 +186,7 @@ public final class QpContext {
             throw new IllegalArgumentException("max_inline_data " + caps.maxInlineData() + " exceeds the device's "
                     + MAX_INLINE_DATA);
         }
-        int qpn = hca.reserveQpn();
+        int qpn = type == QpType.GSI ? hca.reserveGsiQpn() : hca.reserveQpn();
         QpContext qp = null;
         boolean attached = false;
         try {

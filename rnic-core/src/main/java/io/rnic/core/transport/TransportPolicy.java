@@ -196,6 +196,11 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
             ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);
+    /** The GSI (QP1): UD in every respect; only its number and Q_Key are fixed (reference §11.6). */
+    public static final TransportPolicy GSI = new TransportPolicy(QpType.GSI, Transport.UD, Acknowledgement.DATAGRAM,
+            PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
+            ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
+            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);
     /**
      * XRC initiator: RC's requester (PSNs, ACKs, retries, READs and atomics), every request naming
      * its target XRC SRQ in an XRCETH; no receive side.
@@ -217,7 +222,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     private static final Map<QpType, TransportPolicy> ROWS = new EnumMap<>(QpType.class);
 
     static {
-        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD, XRC_SEND, XRC_RECV}) {
+        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD, GSI, XRC_SEND, XRC_RECV}) {
             ROWS.put(p.type, p);
         }
     }

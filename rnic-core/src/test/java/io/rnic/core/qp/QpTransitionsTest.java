@@ -127,6 +127,9 @@ class QpTransitionsTest {
                 }
             }
             list.add(new Expected(QpType.valueOf(t[0]), QpState.valueOf(t[1]), QpState.valueOf(t[2]), req, opt));
+            if (t[0].equals("UD")) { // the kernel's qp_state_table gives IB_QPT_GSI UD's cells
+                list.add(new Expected(QpType.GSI, QpState.valueOf(t[1]), QpState.valueOf(t[2]), req, opt));
+            }
         }
         for (QpType type : QpType.values()) {
             list.add(new Expected(type, QpState.RESET, QpState.RESET, 0, 0));
@@ -191,7 +194,7 @@ class QpTransitionsTest {
         }
         assertEquals(String.join("\n", want), String.join("\n", have));
         assertEquals(want.size(), QpTransitions.rules().size(), "no duplicate rules");
-        assertEquals(107, want.size(), "21 transitions for RC and XRC, 22 for UC and UD (SQE -> RTS)");
+        assertEquals(129, want.size(), "21 transitions for RC and XRC, 22 for UC, UD and GSI (SQE -> RTS)");
     }
 
     @ParameterizedTest(name = "{0}")
