@@ -1,0 +1,324 @@
+package io.rnic.verbs.cm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rnic.transport.fault.Faults;
+import io.rnic.transport.sim.SimNetwork;
+import io.rnic.transport.sim.SimWire;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.DeviceConfig;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connection manager end to end on the simulated network, in virtual time: the active and
+ * passive sides of rdma_cm's REQ/REP/RTU, DREQ/DREP and SIDR exchanges (IBA chapter 12), each
+ * rule named.
+ */
+class ConnectionManagerTest {
+    static final long SECOND = 1_000_000_000L;
+    static final int PORT = 7174;
+
+    /** Two devices on a simulated network, a channel on each, and the server listening. */
+    static final class Pair implements AutoCloseable {
+        final SimNetwork net;
+        final SimWire wa;
+        final SimWire wb;
+        final RdmaDevice client;
+        final RdmaDevice server;
+        final CmEventChannel cch;
+        final CmEventChannel sch;
+        final CmId listener;
+        final ProtectionDomain cpd;
+        final ProtectionDomain spd;
+        final CompletionQueue ccq;
+        final CompletionQueue scq;
+
+        Pair(long seed, PortSpace ps) {
+            net = new SimNetwork(seed);
+            wa = net.attach("10.0.0.1");
+            wb = net.attach("10.0.0.2");
+            client = RdmaDevice.open(wa, DeviceConfig.defaults().withKeySeed(1));
+            server = RdmaDevice.open(wb, DeviceConfig.defaults().withKeySeed(2));
+            cch = CmEventChannel.create(client);
+            sch = CmEventChannel.create(server);
+            listener = sch.createId(ps, "listener");
+            listener.bindAddr(new InetSocketAddress("10.0.0.2", PORT));
+            listener.listen(3);
+            cpd = client.allocPd();
+            spd = server.allocPd();
+            ccq = client.createCq(64);
+            scq = server.createCq(64);
+        }
+
+        /** The client's ID, resolved and with its QP, ready to connect. */
+        CmId resolvedClient(PortSpace ps, QpInitAttributes init) throws InterruptedException {
+            CmId id = cch.createId(ps, "client");
+            id.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT), 2000);
+            assertEquals(CmEventType.ADDR_RESOLVED, next(cch).type());
+            id.resolveRoute(2000);
+            assertEquals(CmEventType.ROUTE_RESOLVED, next(cch).type());
+            id.createQp(cpd, init);
+            return id;
+        }
+
+        @Override
+        public void close() {
+            client.close();
+            server.close();
+            net.close();
+        }
+    }
+
+    static CmEvent next(CmEventChannel ch) throws InterruptedException {
+        CmEvent e = ch.getEvent(600 * SECOND);
+        assertNotNull(e, "no event in 600 virtual seconds");
+        return e;
+    }
+
+    static WorkCompletion completion(RdmaDevice d, CompletionQueue cq) {
+        WorkCompletion wc = new WorkCompletion();
+        assertTrue(d.wire().runUntil(() -> cq.poll(wc), 10 * SECOND), "no completion");
+        return wc;
+    }
+
+    @Test
+    void reqRepRtuReadiesBothQpsAndDataFlowsThenDreqDrepDisconnectsBoth() throws Exception {
+        try (Pair p = new Pair(1, PortSpace.TCP)) {
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            assertEquals(QpState.INIT, c.qp().state(), "rdma_create_qp leaves a connected QP in INIT");
+            byte[] hello = "hello from the active side".getBytes(StandardCharsets.US_ASCII);
+            c.connect(ConnParam.defaults().withPrivateData(hello));
+
+            CmEvent req = next(p.sch);
+            assertEquals(CmEventType.CONNECT_REQUEST, req.type());
+            assertEquals(p.listener, req.listenId());
+            // A REQ's private data field has a fixed size: the passive side sees all 56 bytes after
+            // rdma_cm's IP header, the active side's first, zeros after (librdmacm's private_data_len).
+            assertEquals(56, req.privateData().length);
+            assertArrayEquals(hello, java.util.Arrays.copyOf(req.privateData(), hello.length),
+                    "the user's private data after rdma_cm's IP header");
+            assertEquals(1, req.param().responderResources());
+            assertEquals(new InetSocketAddress("10.0.0.1", c.localAddress().getPort()), req.id().remoteAddress(),
+                    "the passive side learns the active side's address from the IP header");
+            CmId s = req.id();
+            s.createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            MemoryRegion smr = p.spd.registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+            s.qp().postRecv(new RecvWorkRequest().wrId(1).sge(smr.address(), 4096, smr.lkey()));
+            s.accept(ConnParam.defaults().withPrivateData(new byte[] {42}));
+            assertEquals(QpState.RTS, s.qp().state(), "the passive side readies its QP before the REP");
+
+            CmEvent est = next(p.cch);
+            assertEquals(CmEventType.ESTABLISHED, est.type());
+            assertEquals(42, est.privateData()[0], "the REP's private data reaches the active side");
+            assertEquals(QpState.RTS, c.qp().state());
+            assertEquals(CmEventType.ESTABLISHED, next(p.sch).type(), "the RTU establishes the passive side");
+            assertEquals(s.qp().qpn(), c.qp().query().destQpn());
+            assertEquals(c.qp().qpn(), s.qp().query().destQpn());
+
+            MemoryRegion cmr = p.cpd.registerMemory(ByteBuffer.allocateDirect(4096),
+                    AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+            cmr.pd();
+            c.qp().postSend(new SendWorkRequest().wrId(7).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(cmr.address(), 64, cmr.lkey()));
+            WorkCompletion got = completion(p.server, p.scq);
+            assertTrue(got.isSuccess(), got.toString());
+            assertEquals(WcOpcode.RECV, got.opcode());
+            assertEquals(64, got.byteLen());
+            // A READ from passive to active: responder resources 1 gave the active QP REMOTE_READ.
+            s.qp().postSend(new SendWorkRequest().wrId(8).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(smr.address(), 64, smr.lkey()).rdma(cmr.address(), cmr.rkey()));
+            got = completion(p.server, p.scq);
+            assertTrue(got.isSuccess(), got.toString());
+
+            c.disconnect();
+            assertEquals(QpState.ERR, c.qp().state(), "rdma_disconnect moves the QP to ERR before the DREQ");
+            CmEvent sd = next(p.sch);
+            assertEquals(CmEventType.DISCONNECTED, sd.type());
+            assertEquals(CmId.State.DREQ_RCVD, s.state());
+            s.disconnect(); // the DREP goes out now, as librdmacm's rdma_disconnect sends it
+            assertEquals(CmEventType.DISCONNECTED, next(p.cch).type(), "the DREP completes the active side");
+            assertEquals(QpState.ERR, s.qp().state());
+            assertEquals(CmId.State.DISCONNECTED, c.state());
+            assertEquals(0, c.retransmissions() + s.retransmissions(), "nothing was lost, nothing repeated");
+        }
+    }
+
+    @Test
+    void aReqToAServiceNobodyListensOnIsRejectedWithInvalidServiceId() throws Exception {
+        try (Pair p = new Pair(2, PortSpace.TCP)) {
+            CmId c = p.cch.createId(PortSpace.TCP, null);
+            c.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT + 1), 2000);
+            next(p.cch);
+            c.resolveRoute(2000);
+            next(p.cch);
+            c.createQp(p.cpd, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent e = next(p.cch);
+            assertEquals(CmEventType.REJECTED, e.type());
+            assertEquals(CmId.REJ_INVALID_SERVICE_ID, e.status(), "IBA 12.6.7: REJ reason 8");
+        }
+    }
+
+    @Test
+    void aConsumerRejectReachesTheActiveSideWithReason28AndItsPrivateData() throws Exception {
+        try (Pair p = new Pair(3, PortSpace.TCP)) {
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            req.id().reject("busy".getBytes(StandardCharsets.US_ASCII));
+            CmEvent e = next(p.cch);
+            assertEquals(CmEventType.REJECTED, e.type());
+            assertEquals(CmId.REJ_CONSUMER_DEFINED, e.status());
+            assertEquals("busy", new String(e.privateData(), 0, 4, StandardCharsets.US_ASCII));
+            assertEquals(CmId.State.ERROR, c.state());
+        }
+    }
+
+    @Test
+    void aLostReqIsRepeatedAfterTheCmResponseTimeoutAndTheConnectionStillForms() throws Exception {
+        try (Pair p = new Pair(4, PortSpace.TCP)) {
+            p.net.direction(p.wa, p.wb).fault(Faults.dropFirst(f -> f.destQp() == 1, 1));
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            long t0 = p.net.scheduler().nanoTime();
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            long waited = p.net.scheduler().nanoTime() - t0;
+            assertTrue(waited >= CmId.timeoutNanos(CmId.CM_RESPONSE_TIMEOUT),
+                    "the repeat waits 2 × packet life time + the CM response time: " + waited);
+            assertEquals(1, c.retransmissions());
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
+            assertEquals(CmEventType.ESTABLISHED, next(p.sch).type());
+        }
+    }
+
+    @Test
+    void aLostRtuIsRecoveredByTheRepeatedRepAndTheActiveSideAnswersItAgain() throws Exception {
+        try (Pair p = new Pair(5, PortSpace.TCP)) {
+            // The client's second MAD is its RTU.
+            p.net.direction(p.wa, p.wb).fault(Faults.dropNth(f -> f.destQp() == 1, 2));
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
+            assertEquals(CmEventType.ESTABLISHED, next(p.sch).type(), "the repeated REP drew a second RTU");
+            assertEquals(1, req.id().retransmissions());
+        }
+    }
+
+    @Test
+    void aPeerThatNeverAnswersIsUnreachableAfterFifteenRepeats() throws Exception {
+        try (Pair p = new Pair(6, PortSpace.TCP)) {
+            p.net.direction(p.wa, p.wb).fault(Faults.drop(1.0));
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent e = p.cch.getEvent(3600 * SECOND);
+            assertEquals(CmEventType.UNREACHABLE, e.type());
+            assertEquals(CmEvent.ETIMEDOUT, e.status());
+            assertEquals(CmId.MAX_CM_RETRIES, c.retransmissions(), "Max CM Retries repeats, then give up");
+            assertEquals(QpState.ERR, c.qp().state());
+        }
+    }
+
+    @Test
+    void sidrResolvesTheServersUdQpAndQkeyAndADatagramReachesIt() throws Exception {
+        try (Pair p = new Pair(7, PortSpace.UDP)) {
+            CmId c = p.resolvedClient(PortSpace.UDP, QpInitAttributes.ud(p.ccq, p.ccq));
+            assertEquals(QpState.RTS, c.qp().state(), "rdma_create_qp readies a UD QP at once");
+            c.connect(ConnParam.defaults().withPrivateData(new byte[] {5}));
+            CmEvent req = next(p.sch);
+            assertEquals(CmEventType.CONNECT_REQUEST, req.type());
+            assertEquals(5, req.privateData()[0]);
+            QueuePair sqp = req.id().createQp(p.spd, QpInitAttributes.ud(p.scq, p.scq));
+            MemoryRegion smr = p.spd.registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+            sqp.postRecv(new RecvWorkRequest().wrId(1).sge(smr.address(), 4096, smr.lkey()));
+            req.id().accept(null);
+            CmEvent est = next(p.cch);
+            assertEquals(CmEventType.ESTABLISHED, est.type());
+            assertEquals(sqp.qpn(), est.ud().qpNum(), "the SIDR_REP names the server's QP");
+            assertEquals(CmId.UDP_QKEY, est.ud().qkey());
+            MemoryRegion cmr = p.cpd.registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+            c.qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(cmr.address(), 100, cmr.lkey()).ud(est.ud().ah(), est.ud().qpNum(), est.ud().qkey()));
+            WorkCompletion wc = completion(p.server, p.scq);
+            assertTrue(wc.isSuccess(), wc.toString());
+            assertEquals(c.qp().qpn(), wc.srcQp());
+        }
+    }
+
+    @Test
+    void aSidrReqToAServiceNobodyListensOnIsAnsweredUnsupported() throws Exception {
+        try (Pair p = new Pair(8, PortSpace.UDP)) {
+            CmId c = p.cch.createId(PortSpace.UDP, null);
+            c.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT + 1), 2000);
+            next(p.cch);
+            c.resolveRoute(2000);
+            next(p.cch);
+            c.createQp(p.cpd, QpInitAttributes.ud(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent e = next(p.cch);
+            assertEquals(CmEventType.UNREACHABLE, e.type(), "SIDR_REP status 1: service ID not supported");
+        }
+    }
+
+    @Test
+    void theApiRefusesCallsOutOfOrderWithAClearMessage() throws Exception {
+        try (Pair p = new Pair(9, PortSpace.TCP)) {
+            CmId id = p.cch.createId(PortSpace.TCP, null);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> id.connect(null));
+            assertTrue(e.getMessage().contains("ROUTE_RESOLVED"), e.getMessage());
+            assertThrows(IllegalStateException.class,
+                    () -> id.createQp(p.cpd, QpInitAttributes.rc(p.ccq, p.ccq)));
+            IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class, () -> {
+                CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.ud(p.ccq, p.ccq));
+                c.close();
+            });
+            assertTrue(wrongType.getMessage().contains("port space"), wrongType.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> p.cch.createId(PortSpace.TCP, null).bindAddr(new InetSocketAddress("10.9.9.9", 1)));
+            CmId second = p.sch.createId(PortSpace.TCP, null);
+            second.bindAddr(new InetSocketAddress(InetAddress.getByName("10.0.0.2"), PORT));
+            assertThrows(IllegalStateException.class, () -> second.listen(1), "one listener per service ID");
+            assertNull(p.cch.pollEvent());
+        }
+    }
+
+    @Test
+    void theGsiIsQpNumberOneAndADeviceHasOnlyOne() throws Exception {
+        try (Pair p = new Pair(10, PortSpace.TCP)) { // the listener's agent created the server's GSI
+            CompletionQueue cq = p.server.createCq(4);
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> p.spd.createQp(QpInitAttributes.gsi(cq, cq)));
+            assertTrue(e.getMessage().contains("QP1"), e.getMessage());
+            QueuePair gsi = p.cpd.createQp(QpInitAttributes.gsi(p.ccq, p.ccq)); // the client has none yet
+            assertEquals(1, gsi.qpn());
+            gsi.close();
+            QueuePair again = p.cpd.createQp(QpInitAttributes.gsi(p.ccq, p.ccq));
+            assertEquals(1, again.qpn(), "a destroyed GSI's number is free again");
+        }
+    }
+}
