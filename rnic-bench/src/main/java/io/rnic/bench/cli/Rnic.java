@@ -39,6 +39,7 @@ public final class Rnic {
         list.add(new DemoCommand());
         list.add(new SoakCommand());
         list.add(new PingpongCommand());
+        list.add(new RpingCommand());
         list.add(new PerfCommand());
         list.add(new UdpProbeCommand());
         list.add(new ExperimentCommand());

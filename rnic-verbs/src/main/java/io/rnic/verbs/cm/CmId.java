@@ -363,8 +363,11 @@ public final class CmId implements AutoCloseable {
                     .withRetry(Math.max(1, req.localAckTimeout()), req.retryCount(), req.rnrRetryCount())
                     .withMinRnrTimer(MIN_RNR_TIMER).withRdAtomic(p.initiatorDepth(), p.responderResources());
             startingPsn = agent.newPsn();
-            Connections.connect(qp, new ConnectionInfo(agent.device.gid(), qp.qpn(), startingPsn, 0, 0),
-                    new ConnectionInfo(Gid.of(req.localGid()), req.localQpn(), req.startingPsn(), 0, 0), o,
+            // Linux's rdma_cm takes a REQ's or REP's Starting PSN as the PSN its sender receives
+            // at, and sends from the peer's (golden/rping_rdmacm.pcap: the client's first SEND
+            // carries the REP's PSN); rnic does the same, or no Linux peer would take a packet.
+            Connections.connect(qp, new ConnectionInfo(agent.device.gid(), qp.qpn(), req.startingPsn(), 0, 0),
+                    new ConnectionInfo(Gid.of(req.localGid()), req.localQpn(), startingPsn, 0, 0), o,
                     agent.roceport());
             ByteBuffer mad = agent.scratch();
             new CmRep(localCommId, remoteCommId, 0, qp.qpn(), startingPsn, p.responderResources(), p.initiatorDepth(),
@@ -561,8 +564,9 @@ public final class CmId implements AutoCloseable {
                 .withRetry(PACKET_LIFE_TIME + 1, p.retryCount(), rep.rnrRetryCount()).withMinRnrTimer(MIN_RNR_TIMER)
                 .withRdAtomic(Math.min(p.initiatorDepth(), rep.responderResources()), p.responderResources());
         try {
-            Connections.connect(qp, new ConnectionInfo(agent.device.gid(), qp.qpn(), startingPsn, 0, 0),
-                    new ConnectionInfo(Gid.of(from), rep.localQpn(), rep.startingPsn(), 0, 0), o, agent.roceport());
+            // Send from the REP's PSN, receive at the REQ's: Linux's reading (see accept).
+            Connections.connect(qp, new ConnectionInfo(agent.device.gid(), qp.qpn(), rep.startingPsn(), 0, 0),
+                    new ConnectionInfo(Gid.of(from), rep.localQpn(), startingPsn, 0, 0), o, agent.roceport());
         } catch (RuntimeException e) {
             // The QP refused what the peer offered: tell the peer, as the Linux CM does.
             CmReply.rej(localCommId, remoteCommId, 1, REJ_CONSUMER_DEFINED, null).encode(agent.scratch(), tid);

@@ -135,6 +135,9 @@ class ConnectionManagerTest {
             assertEquals(CmEventType.ESTABLISHED, next(p.sch).type(), "the RTU establishes the passive side");
             assertEquals(s.qp().qpn(), c.qp().query().destQpn());
             assertEquals(c.qp().qpn(), s.qp().query().destQpn());
+            // As Linux's rdma_cm: each side receives at the PSN it advertised and sends from the peer's.
+            assertEquals(c.qp().query().rqPsn(), s.qp().query().sqPsn());
+            assertEquals(s.qp().query().rqPsn(), c.qp().query().sqPsn());
 
             MemoryRegion cmr = p.cpd.registerMemory(ByteBuffer.allocateDirect(4096),
                     AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
