@@ -40,6 +40,8 @@ public final class Rnic {
         list.add(new SoakCommand());
         list.add(new PingpongCommand());
         list.add(new RpingCommand());
+        list.add(new CmToolCommand(false));
+        list.add(new CmToolCommand(true));
         list.add(new PerfCommand());
         list.add(new UdpProbeCommand());
         list.add(new ExperimentCommand());

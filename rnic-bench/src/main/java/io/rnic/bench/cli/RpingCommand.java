@@ -1,7 +1,7 @@
 package io.rnic.bench.cli;
 
-import io.rnic.bench.rping.Rping;
-import io.rnic.bench.rping.RpingConfig;
+import io.rnic.bench.rdmacm.Rping;
+import io.rnic.bench.rdmacm.RpingConfig;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -49,6 +49,8 @@ public final class CmId implements AutoCloseable {
     static final int MAX_CM_RETRIES = 15;
     /** The packet life time rdma_cm assumes on RoCE (4.096 µs × 2^18 ≈ 1.07 s). */
     static final int PACKET_LIFE_TIME = 18;
+    /** The service timeout of the MRA sent for a repeated REQ (4.096 µs × 2^24 ≈ 69 s), as Linux's. */
+    static final int MRA_SERVICE_TIMEOUT = 24;
     /** rnic's RNR timer code for CM-made QPs (0.64 ms; the kernel CM leaves 0, 655 ms). */
     static final int MIN_RNR_TIMER = 12;
 
@@ -355,7 +357,9 @@ public final class CmId implements AutoCloseable {
                 state = State.ESTABLISHED;
                 return;
             }
-            ConnParam p = param != null ? param : offered;
+            // librdmacm's rdma_accept(NULL): the request's depths, 7 retries of both kinds.
+            ConnParam p = param != null ? param
+                    : new ConnParam(null, offered.responderResources(), offered.initiatorDepth(), 7, 7, false);
             int access = AccessFlags.REMOTE_WRITE
                     | (p.responderResources() > 0 ? AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC : 0);
             PathMtu mtu = PathMtu.ofValue(Math.min(req.pathMtu(), agent.device.queryPort().activeMtu().value()));
@@ -518,8 +522,16 @@ public final class CmId implements AutoCloseable {
         channel.deliver(new CmEvent(CmEventType.CONNECT_REQUEST, child, this, 0, child.offered, null));
     }
 
-    /** A repeated REQ: the REP goes out again on its own timer; the kernel ignores it too. */
+    /**
+     * A repeated REQ. While the application has not answered, an MRA tells the active side to
+     * wait (IBA 12.6.6; as the Linux CM, service timeout 24, about 69 s); once the REP is out it
+     * repeats on its own timer, so the REQ is ignored.
+     */
     void onDuplicateReq() {
+        if (state == State.CONNECT_REQUEST) {
+            CmReply.mra(localCommId, remoteCommId, 0, MRA_SERVICE_TIMEOUT).encode(agent.scratch(), tid);
+            agent.send(peerIp, agent.scratch());
+        }
     }
 
     /** A repeated SIDR_REQ: answer again if the application already has. */
@@ -610,6 +622,9 @@ public final class CmId implements AutoCloseable {
                 }
             }
             case Mad.DREQ -> {
+                if (qp == null || m.value() != qp.qpn()) {
+                    return; // IBA 12.6.9 / the Linux CM: a DREQ naming another QP is not for this connection
+                }
                 switch (state) {
                     case ESTABLISHED, REP_SENT, DREQ_SENT -> {
                         cancelTimer();

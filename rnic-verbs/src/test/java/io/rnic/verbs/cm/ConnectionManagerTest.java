@@ -324,4 +324,42 @@ class ConnectionManagerTest {
             assertEquals(1, again.qpn(), "a destroyed GSI's number is free again");
         }
     }
+
+    @Test
+    void aRepeatedReqWhileTheApplicationHasNotAnsweredDrawsAnMraAndTheActiveSideWaitsLonger() throws Exception {
+        try (Pair p = new Pair(11, PortSpace.TCP)) {
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            // The server's application sits on the request past the REQ's timeout: the REQ is repeated.
+            long t0 = p.net.scheduler().nanoTime();
+            p.net.scheduler().runUntil(t0 + CmId.timeoutNanos(CmId.CM_RESPONSE_TIMEOUT) + SECOND);
+            assertEquals(1, c.retransmissions(), "one repeat, answered by an MRA");
+            // The MRA's 69 s service timeout keeps the active side from repeating again for a while.
+            p.net.scheduler().runUntil(p.net.scheduler().nanoTime() + 30 * SECOND);
+            assertEquals(1, c.retransmissions(), "no repeat while the MRA's service timeout runs");
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
+            assertEquals(CmEventType.ESTABLISHED, next(p.sch).type());
+        }
+    }
+
+    @Test
+    void aDreqNamingAnotherQpIsIgnored() throws Exception {
+        try (Pair p = new Pair(12, PortSpace.TCP)) {
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            next(p.cch);
+            next(p.sch);
+            CmReply bogus = CmReply.dreq(0, 0, c.qp().qpn() + 1, null); // wrong QPN, delivered straight to the ID
+            p.net.scheduler().execute(() -> c.onReply(bogus, 0, InetAddress.getLoopbackAddress()));
+            p.net.scheduler().runUntil(p.net.scheduler().nanoTime() + SECOND);
+            assertEquals(CmId.State.ESTABLISHED, c.state());
+            assertNull(p.cch.pollEvent());
+        }
+    }
 }

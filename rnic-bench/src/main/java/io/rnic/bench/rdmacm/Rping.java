@@ -1,4 +1,4 @@
-package io.rnic.bench.rping;
+package io.rnic.bench.rdmacm;
 
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.AccessFlags;

@@ -1,4 +1,4 @@
-package io.rnic.bench.rping;
+package io.rnic.bench.rdmacm;
 
 import io.rnic.verbs.IcrcPolicy;
 import java.net.InetAddress;

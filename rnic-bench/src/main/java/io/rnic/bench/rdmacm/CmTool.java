@@ -1,0 +1,82 @@
+package io.rnic.bench.rdmacm;
+
+import io.rnic.transport.udp.Gso;
+import io.rnic.transport.udp.UdpWire;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.DeviceConfig;
+import io.rnic.verbs.IcrcPolicy;
+import io.rnic.verbs.RdmaDevice;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.cm.CmEvent;
+import io.rnic.verbs.cm.CmEventChannel;
+import io.rnic.verbs.cm.CmEventType;
+import java.io.PrintStream;
+
+/**
+ * What librdmacm's example programs share: one emulated HCA with its own protocol thread (the
+ * connection manager answers while the program waits), an event channel, and their way of
+ * waiting for an event or for completions and of reporting a wrong one.
+ */
+abstract class CmTool {
+    static final long WAIT = 60_000_000_000L;
+
+    final String program;
+    final PrintStream out;
+    final PrintStream err;
+    CmEventChannel channel;
+
+    CmTool(String program, PrintStream out, PrintStream err) {
+        this.program = program;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Opens the HCA and the channel, runs {@link #run(RdmaDevice)}; the exit status. */
+    final int open(String ip, int udpPort, IcrcPolicy icrc) throws InterruptedException {
+        try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind(ip).port(udpPort).gso(Gso.OFF).open(),
+                DeviceConfig.defaults().withIcrcPolicy(icrc));
+             CmEventChannel ch = CmEventChannel.create(dev)) {
+            channel = ch;
+            return run(dev);
+        }
+    }
+
+    abstract int run(RdmaDevice dev) throws InterruptedException;
+
+    /** The next event if it is {@code type}; otherwise prints it as the program does and returns null. */
+    final CmEvent expect(CmEventType type) throws InterruptedException {
+        CmEvent e = channel.getEvent(WAIT);
+        if (e == null) {
+            err.printf("%s: no %s event in %d s%n", program, "RDMA_CM_EVENT_" + type, WAIT / 1_000_000_000L);
+            return null;
+        }
+        if (e.type() != type) {
+            out.printf("%s: event: RDMA_CM_EVENT_%s, error: %d%n", program, e.type(), e.status());
+            return null;
+        }
+        return e;
+    }
+
+    /** Polls {@code cq} until {@code n} completions came; false (having said why) on an error or a stall. */
+    final boolean poll(CompletionQueue cq, int n, java.util.function.Consumer<WorkCompletion> each)
+            throws InterruptedException {
+        WorkCompletion wc = new WorkCompletion();
+        long deadline = System.nanoTime() + WAIT;
+        for (int got = 0; got < n;) {
+            if (cq.poll(wc)) {
+                if (!wc.isSuccess()) {
+                    out.printf("%s: failed polling CQ: %d%n", program, wc.status().value());
+                    return false;
+                }
+                each.accept(wc);
+                got++;
+            } else if (System.nanoTime() > deadline) {
+                out.printf("%s: only %d of %d completions in %d s%n", program, got, n, WAIT / 1_000_000_000L);
+                return false;
+            } else {
+                cq.await(1_000_000);
+            }
+        }
+        return true;
+    }
+}
