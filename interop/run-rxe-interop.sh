@@ -2,6 +2,8 @@
 # Interop of `rnic pingpong` with rdma-core's ibv_*_pingpong on Linux Soft-RoCE (rdma_rxe) in a
 # QEMU guest (../shared/tools/rxe-vm). Needs root, qemu and a few minutes; not part of CI.
 #
+# Then the rdma_cm programs (rping, ucmatose, udaddy: connections set up by CM MADs on QP1) in
+# both roles, CM_COUNT pings or messages each (default 10). TRANSPORTS= or CM_PROGRAMS= skips a half.
 # Runs, for RC (ibv_rc_pingpong), UC (ibv_uc_pingpong, rnic pingpong --uc), UD (ibv_ud_pingpong,
 # --ud) and SRQ (ibv_srq_pingpong with its default 16 QPs, --srq), at two sizes each (64 and
 # 4096, which is 4 packets at MTU 1024; UD: 64 and 1024, rxe's port MTU), 1000 iterations each:
@@ -13,7 +15,9 @@ set -uo pipefail
 iters=${ITERS:-1000}
 sizes=${SIZES:-"64 4096"}
 ud_sizes=${UD_SIZES:-"64 1024"}
-transports=${TRANSPORTS:-"rc uc ud srq"}
+transports=${TRANSPORTS-"rc uc ud srq"}
+cm_programs=${CM_PROGRAMS-"rping ucmatose udaddy"}
+cm_count=${CM_COUNT:-10}
 . "$(cd "$(dirname "$0")" && pwd)/guest-setup.sh"
 
 rnic() { "$vm/hostns.sh" java -jar "$jar" pingpong --ip "$host_ip" --icrc accept-unverifiable "$@"; }
@@ -81,6 +85,52 @@ for size in $tsizes; do
 done
 done
 
+# rdma_cm programs, both roles: the guest's rping/ucmatose/udaddy against rnic's.
+cm_rnic() { "$vm/hostns.sh" java -jar "$jar" "$@" --ip "$host_ip" --icrc accept-unverifiable; }
+cm_guest_client() {
+  case $1 in
+    rping) echo "rping -c -a $host_ip -C $cm_count -S 64 -v -V" ;;
+    *) echo "$1 -s $host_ip -C $cm_count" ;;
+  esac
+}
+cm_guest_server() {
+  case $1 in
+    rping) echo "rping -s -a $guest_ip -C $cm_count -S 64 -v" ;;
+    *) echo "$1 -C $cm_count" ;;
+  esac
+}
+cm_rnic_server() { case $1 in rping) echo "rping -s -a $host_ip -v" ;; *) echo "$1" ;; esac; }
+cm_rnic_client() {
+  case $1 in
+    rping) echo "rping -c -a $guest_ip -C $cm_count -S 64 -v -V" ;;
+    *) echo "$1 -s $guest_ip -C $cm_count" ;;
+  esac
+}
+for p in $cm_programs; do
+  name=rnic-server-rxe-client-$p-cm
+  capture_start "$name"
+  cm_rnic $(cm_rnic_server $p) > "$out/$name.rnic.log" 2>&1 &
+  srv=$!
+  sleep 3
+  "$vm/guest.sh" 1 "timeout 120 $(cm_guest_client $p)" > "$out/$name.rxe.log" 2>&1; c=$?
+  wait $srv; s=$?
+  capture_stop
+  if [ $c = 0 ] && [ $s = 0 ]; then result "$name" "-" PASS "$(tail -1 "$out/$name.rxe.log")"
+  else result "$name" "-" FAIL "rnic=$s rxe=$c ($out/$name.*.log)"; fi
+
+  name=rxe-server-rnic-client-$p-cm
+  capture_start "$name"
+  "$vm/guest.sh" 1 "timeout 120 $(cm_guest_server $p) > /tmp/srv.log 2>&1; echo exit=\$? >> /tmp/srv.log" > /dev/null 2>&1 &
+  gsrv=$!
+  sleep 3
+  cm_rnic $(cm_rnic_client $p) > "$out/$name.rnic.log" 2>&1; c=$?
+  wait $gsrv
+  capture_stop
+  "$vm/guest.sh" 1 cat /tmp/srv.log > "$out/$name.rxe.log" 2>&1
+  if [ $c = 0 ] && grep -q "exit=0" "$out/$name.rxe.log"; then result "$name" "-" PASS "$(tail -1 "$out/$name.rnic.log")"
+  else result "$name" "-" FAIL "rnic=$c ($out/$name.*.log)"; fi
+done
+
 # Two rnic pingpong processes on loopback, strict ICRC (no kernel peer involved), every transport.
 "$vm/hostns.sh" true >/dev/null 2>&1
 loop_rows=()
@@ -94,9 +144,19 @@ for t in $transports; do
   wait $lsrv; ls=$?
   loop_rows+=("$(printf '%-30s %5s  %-4s  %s' "rnic / rnic (loopback) $t" $size "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(lastline "$out/loopback-client-$t.log")")")
 done
+for p in $cm_programs; do
+  srv_args=$p; cli_args="$p -s 127.0.0.2 -C $cm_count"
+  [ $p = rping ] && { srv_args="rping -s -a 127.0.0.2 -v"; cli_args="rping -c -a 127.0.0.2 -C $cm_count -v -V"; }
+  java -jar "$jar" $srv_args --ip 127.0.0.2 > "$out/loopback-server-$p.log" 2>&1 &
+  lsrv=$!
+  sleep 2
+  java -jar "$jar" $cli_args --ip 127.0.0.3 > "$out/loopback-client-$p.log" 2>&1; lc=$?
+  wait $lsrv; ls=$?
+  loop_rows+=("$(printf '%-30s %5s  %-4s  %s' "rnic / rnic (loopback) $p" - "$([ $lc = 0 ] && [ $ls = 0 ] && echo PASS || echo FAIL)" "$(tail -1 "$out/loopback-client-$p.log")")")
+done
 
 echo
-echo "rnic pingpong <-> ibv_{rc,uc,ud,srq}_pingpong on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
+echo "rnic pingpong <-> ibv_{rc,uc,ud,srq}_pingpong, rnic rping/ucmatose/udaddy <-> rdma-core's, on rdma_rxe ($(date -u +%Y-%m-%d), $iters iterations, MTU 1024)"
 printf '%-30s %5s  %-4s  %s\n' "server-client-transport" "size" "" "captures judged; rnic's report"
 for r in "${rows[@]}"; do echo "$r"; done
 for r in "${loop_rows[@]}"; do echo "$r"; done
