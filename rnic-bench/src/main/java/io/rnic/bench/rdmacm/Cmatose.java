@@ -73,6 +73,15 @@ public final class Cmatose extends CmTool {
         return n;
     }
 
+    private int unexpected(CmEvent e) {
+        if (e == null) {
+            out.printf("cmatose: no event in %d s%n", WAIT / 1_000_000_000L);
+        } else {
+            out.printf("cmatose: event: RDMA_CM_EVENT_%s, error: %d%n", e.type(), e.status());
+        }
+        return -1;
+    }
+
     private void sends(Node n) {
         for (int i = 0; i < c.count(); i++) {
             n.id.qp().postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND)
@@ -81,22 +90,21 @@ public final class Cmatose extends CmTool {
     }
 
     private int server(ProtectionDomain pd) throws InterruptedException {
-        out.println("cmatose: starting server");
         CmId listener = channel.createId(PortSpace.TCP, null);
         listener.bindAddr(new InetSocketAddress(c.bind(), c.port()));
         listener.listen(0);
+        out.println("cmatose: starting server"); // after listening: the same output, no race with a client
         List<Node> nodes = new ArrayList<>();
-        for (int i = 0; i < c.connections(); i++) {
-            CmEvent e = expect(CmEventType.CONNECT_REQUEST);
-            if (e == null) {
-                return -1;
-            }
-            nodes.add(node(pd, e.id()));
-            e.id().accept(null);
-        }
-        for (int i = 0; i < c.connections(); i++) {
-            if (expect(CmEventType.ESTABLISHED) == null) {
-                return -1;
+        // ucmatose's connect_events: requests and establishments of the -c connections in any order.
+        for (int established = 0; established < c.connections();) {
+            CmEvent e = channel.getEvent(WAIT);
+            if (e != null && e.type() == CmEventType.CONNECT_REQUEST) {
+                nodes.add(node(pd, e.id()));
+                e.id().accept(null);
+            } else if (e != null && e.type() == CmEventType.ESTABLISHED) {
+                established++;
+            } else {
+                return unexpected(e);
             }
         }
         if (c.count() > 0) {
@@ -136,18 +144,22 @@ public final class Cmatose extends CmTool {
         for (int i = 0; i < c.connections(); i++) {
             CmId id = channel.createId(PortSpace.TCP, null);
             id.resolveAddr(c.bind(), new InetSocketAddress(c.destination(), c.port()), 2000);
-            if (expect(CmEventType.ADDR_RESOLVED) == null) {
-                return -1;
+        }
+        for (int established = 0; established < c.connections();) {
+            CmEvent e = channel.getEvent(WAIT);
+            if (e == null) {
+                return unexpected(null);
             }
-            id.resolveRoute(2000);
-            if (expect(CmEventType.ROUTE_RESOLVED) == null) {
-                return -1;
-            }
-            Node n = node(pd, id);
-            nodes.add(n);
-            id.connect(new ConnParam(null, 1, 1, 5, 0, false));
-            if (expect(CmEventType.ESTABLISHED) == null) {
-                return -1;
+            switch (e.type()) {
+                case ADDR_RESOLVED -> e.id().resolveRoute(2000);
+                case ROUTE_RESOLVED -> {
+                    nodes.add(node(pd, e.id()));
+                    e.id().connect(new ConnParam(null, 1, 1, 5, 0, false));
+                }
+                case ESTABLISHED -> established++;
+                default -> {
+                    return unexpected(e);
+                }
             }
         }
         if (c.count() > 0) {

@@ -73,8 +73,11 @@ public final class Rping {
 
     private int server(RdmaDevice dev) throws InterruptedException {
         CmId listener = channel.createId(PortSpace.TCP, null);
+        debug("created cm_id %s", listener);
         listener.bindAddr(new InetSocketAddress(c.address(), c.port()));
+        debug("rdma_bind_addr successful");
         listener.listen(3);
+        debug("rdma_listen");
         CmEvent e = channel.getEvent(Long.MAX_VALUE);
         if (e == null || e.type() != CmEventType.CONNECT_REQUEST) {
             err.printf("wait for CONNECT_REQUEST state %d%n", 11);

@@ -84,10 +84,10 @@ public final class Udaddy extends CmTool {
     }
 
     private int server(ProtectionDomain pd) throws InterruptedException {
-        out.println("udaddy: starting server");
         CmId listener = channel.createId(PortSpace.UDP, null);
         listener.bindAddr(new InetSocketAddress(c.bind(), c.port()));
         listener.listen(0);
+        out.println("udaddy: starting server"); // after listening: the same output, no race with a client
         CmEvent e = expect(CmEventType.CONNECT_REQUEST);
         if (e == null) {
             return -1;

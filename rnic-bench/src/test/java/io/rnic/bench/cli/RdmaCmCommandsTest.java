@@ -1,0 +1,145 @@
+package io.rnic.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code rnic rping}, {@code rnic ucmatose} and {@code rnic udaddy}, server and client in one
+ * JVM over UDP on loopback, connected by the connection manager: the programs' own output.
+ */
+class RdmaCmCommandsTest {
+    /** Output that opens a latch once a marker line appears (the server is listening). */
+    private static final class Watched extends ByteArrayOutputStream {
+        final CountDownLatch ready = new CountDownLatch(1);
+        final String marker;
+
+        Watched(String marker) {
+            this.marker = marker;
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            super.write(b, off, len);
+            if (toString(StandardCharsets.UTF_8).contains(marker)) {
+                ready.countDown();
+            }
+        }
+    }
+
+    private record Run(int serverStatus, String serverOut, String serverErr, CliRun client) {
+    }
+
+    private static Run run(String marker, String[] serverArgs, String... clientArgs) throws Exception {
+        Watched out = new Watched(marker);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> new Rnic(Rnic.builtIn())
+                .run(serverArgs, new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(out.ready.await(30, TimeUnit.SECONDS), "the server never listened: " + out + err);
+        CliRun client = CliRun.rnic(clientArgs);
+        int status = server.get(60, TimeUnit.SECONDS);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8), client);
+    }
+
+    @Test
+    void rpingPingsThroughAnRdmaCmConnectionAndPrintsWhatRpingPrints() throws Exception {
+        Run r = run("rdma_listen", new String[] {"rping", "-s", "-a", "127.0.86.22", "-v", "-d"},
+                "rping", "-c", "-a", "127.0.86.22", "--ip", "127.0.86.23", "-C", "3", "-S", "64", "-v", "-V");
+        assertEquals(0, r.client().status(), r.client().out() + r.client().err());
+        assertEquals(0, r.serverStatus(), r.serverOut() + r.serverErr());
+        String expected = """
+                ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr
+                ping data: rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrs
+                ping data: rdma-ping-2: CDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrst
+                """;
+        assertEquals(expected, r.client().out(), "the golden capture's lines, as rdma-core's rping prints them");
+        assertTrue(r.serverOut().contains("server " + expected.lines().findFirst().orElseThrow()), r.serverOut());
+        assertTrue(r.serverErr().contains("server DISCONNECT EVENT..."), r.serverErr());
+    }
+
+    @Test
+    void ucmatoseRunsTwoConnectionsAndTheServerDisconnectsThem() throws Exception {
+        Run r = run("starting server", new String[] {"ucmatose", "--ip", "127.0.86.24", "-c", "2", "-C", "5"},
+                "ucmatose", "-s", "127.0.86.24", "--ip", "127.0.86.25", "-c", "2", "-C", "5");
+        assertEquals(0, r.serverStatus(), r.serverOut() + r.serverErr());
+        assertEquals(0, r.client().status(), r.client().out() + r.client().err());
+        assertEquals("""
+                cmatose: starting server
+                initiating data transfers
+                completing sends
+                receiving data transfers
+                data transfers complete
+                cmatose: disconnecting
+                disconnected
+                test complete
+                return status 0
+                """, r.serverOut());
+        assertEquals("""
+                cmatose: starting client
+                cmatose: connecting
+                receiving data transfers
+                sending replies
+                data transfers complete
+                test complete
+                return status 0
+                """, r.client().out());
+    }
+
+    @Test
+    void udaddyResolvesTheServersQpBySidrAndTheServerAnswersTheAddressInTheGrh() throws Exception {
+        Run r = run("starting server", new String[] {"udaddy", "--ip", "127.0.86.26", "-C", "4"},
+                "udaddy", "-s", "127.0.86.26", "--ip", "127.0.86.27", "-C", "4");
+        assertEquals(0, r.serverStatus(), r.serverOut() + r.serverErr());
+        assertEquals(0, r.client().status(), r.client().out() + r.client().err());
+        assertEquals("""
+                udaddy: starting server
+                receiving data transfers
+                sending replies
+                data transfers complete
+                test complete
+                return status 0
+                """, r.serverOut());
+        assertEquals("""
+                udaddy: starting client
+                udaddy: connecting
+                initiating data transfers
+                receiving data transfers
+                data transfers complete
+                test complete
+                return status 0
+                """, r.client().out());
+    }
+
+    @Test
+    void aClientOfAPortNobodyListensOnIsRejectedWithReason8() throws Exception {
+        Watched out = new Watched("rdma_listen");
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> new Rnic(Rnic.builtIn())
+                .run(new String[] {"rping", "-s", "-a", "127.0.86.28", "-p", "7000", "-d"},
+                        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream())));
+        assertTrue(out.ready.await(30, TimeUnit.SECONDS), out.toString());
+        CliRun wrongPort = CliRun.rnic("rping", "-c", "-a", "127.0.86.28", "-p", "7001", "--ip", "127.0.86.29", "-C", "1");
+        assertEquals(1, wrongPort.status());
+        assertTrue(wrongPort.err().contains("cma event RDMA_CM_EVENT_REJECTED, error 8"), wrongPort.err());
+        CliRun rightPort = CliRun.rnic("rping", "-c", "-a", "127.0.86.28", "-p", "7000", "--ip", "127.0.86.29", "-C", "1");
+        assertEquals(0, rightPort.status(), rightPort.err());
+        assertEquals(0, server.get(60, TimeUnit.SECONDS), "the server took the next client as if nothing happened");
+    }
+
+    @Test
+    void badOptionsAreRefusedWithExitStatus2() {
+        assertEquals(2, CliRun.rnic("rping", "-a", "127.0.0.2").status(), "neither -s nor -c");
+        assertEquals(2, CliRun.rnic("rping", "-c").status(), "a client needs -a");
+        assertEquals(2, CliRun.rnic("rping", "-s", "-P").status(), "no persistent server");
+        assertEquals(2, CliRun.rnic("rping", "-s", "-S", "10").status(), "below RPING_MIN_BUFSIZE");
+        assertEquals(2, CliRun.rnic("ucmatose", "-P", "ib").status());
+        assertEquals(2, CliRun.rnic("udaddy", "-c", "2").status(), "one connection");
+    }
+}
