@@ -362,4 +362,20 @@ class ConnectionManagerTest {
             assertNull(p.cch.pollEvent());
         }
     }
+
+    @Test
+    void aDreqForAConnectionTheReceiverDoesNotKnowStillGetsADrep() throws Exception {
+        try (Pair p = new Pair(13, PortSpace.TCP)) {
+            CmAgent clientAgent = CmAgent.of(p.client);
+            long before = p.net.direction(p.wb, p.wa).delivered();
+            p.net.scheduler().execute(() -> {
+                java.nio.ByteBuffer mad = java.nio.ByteBuffer.allocate(Mad.SIZE);
+                CmReply.dreq(0x1234, 0x5678, 0x99, null).encode(mad, 7);
+                clientAgent.send(p.server.gid().toInetAddress(), mad);
+            });
+            p.net.scheduler().runUntil(p.net.scheduler().nanoTime() + SECOND);
+            // The Linux CM's cm_issue_drep: the peer learns the connection is gone, and stops repeating.
+            assertEquals(before + 1, p.net.direction(p.wb, p.wa).delivered(), "one DREP came back");
+        }
+    }
 }
