@@ -12,7 +12,8 @@
 # each capture judged by wire-check --psn (strict ICRC) and rnic decode. Output and captures go
 # to interop/run/perf-*. ITERS (default 100: the emulated guest runs near 1 MB/s) and TESTS
 # ("write_bw:64 write_bw:4096 ...", TEST:SIZE[:ATOMIC-KIND[:CONNECTION[:DURATION]]]) narrow it; a
-# duration (seconds) runs `-D` instead of `-n`.
+# duration (seconds) runs `-D` instead of `-n`. RDMA_CM=1 adds `-R` on both sides: the exchange
+# over an rdma_cm connection and the test QPs connected by the connection manager.
 set -uo pipefail
 iters=${ITERS:-100}
 tests=${TESTS:-"write_bw:64 write_bw:4096 read_bw:64 read_bw:4096 send_bw:64 send_bw:4096 send_bw:64::UD send_bw:1024::UD atomic_bw:8:CMP_AND_SWAP atomic_bw:8:FETCH_AND_ADD read_lat:64 read_lat:4096 atomic_lat:8:CMP_AND_SWAP atomic_lat:8:FETCH_AND_ADD write_lat:64 write_lat:4096 send_lat:64 send_lat:4096"}
@@ -43,7 +44,8 @@ for spec in $tests; do
   a=; [ -n "${kind:-}" ] && a="-A $kind"
   [ -n "${conn:-}" ] && a="$a -c $conn"
   if [ -n "${dur:-}" ]; then a="$a -D $dur"; count='[0-9]+'; else a="$a -n $iters"; count=$iters; fi
-  tag=$t-$size${kind:+-$kind}${conn:+-$conn}${dur:+-D$dur}
+  [ -n "${RDMA_CM:-}" ] && a="$a -R"
+  tag=$t-$size${kind:+-$kind}${conn:+-$conn}${dur:+-D$dur}${RDMA_CM:+-R}
   # rnic client, perftest server in the guest
   name=perf-rnic-client-rxe-server-$tag
   capture_start "$name"

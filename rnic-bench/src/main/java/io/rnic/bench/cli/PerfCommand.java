@@ -38,7 +38,9 @@ public final class PerfCommand extends ParsedCommand {
             .option("-c", "--connection", "RC|UC|UD", "connection type (default RC)")
             .option("-A", "--atomic_type", "TYPE", "CMP_AND_SWAP (default), FETCH_AND_ADD, or ATOMIC_WRITE (IBTA 1.5; an "
                     + "rnic extension, rnic to rnic: perftest 4.5 has no such type)")
-            .option("-p", "--port", "PORT", "TCP port of the exchange (default 18515)")
+            .option("-p", "--port", "PORT", "TCP port of the exchange (default 18515); with -R the rdma_cm port")
+            .flag("-R", "--rdma_cm", "connect through rdma_cm: the exchange over an rdma_cm connection and the test QPs "
+                    + "connected by the connection manager, as perftest's -R")
             .flag(null, "--report_gbits", "bandwidth in Gb/s instead of MB/s")
             .flag("-F", "--CPU-freq", "accepted for perftest compatibility (rnic times with the monotonic clock)")
             .option("-d", "--ib-dev", "DEV", "accepted for perftest compatibility (one device per process)")
@@ -212,6 +214,21 @@ public final class PerfCommand extends ParsedCommand {
                 args.flag("--report_gbits"), args.flag("--json"), server, loopback, sim, seed, serverIp, clientIp,
                 udpPort, tcpPort, icrc, threading, idle, WireOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
                 args.intValue("--warmup", 0, 600).orElse(2), args.flag("--counters"), args.intValue("--rnr_retry", 0, 7).orElse(7),
-                slow, channel);
+                slow, channel, rdmaCm(args, loopback, type, channel));
+    }
+
+    /** {@code -R}: perftest over rdma_cm, two processes, RC or UC. */
+    private static boolean rdmaCm(ParsedArgs args, boolean loopback, QpType type, boolean channel)
+            throws UsageException {
+        if (!args.flag("--rdma_cm")) {
+            return false;
+        }
+        if (loopback) {
+            throw new UsageException("-R is for a server and a client in two processes, not --loopback or --wire sim");
+        }
+        if (type == QpType.UD || channel) {
+            throw new UsageException("-R is supported for RC and UC QPs without --credit-channel");
+        }
+        return true;
     }
 }

@@ -43,13 +43,16 @@ import java.util.List;
  * @param slowReceiverMicros the server re-posts each completed receive only this long after it
  *                      completed ({@code --slow-receiver}; 0: at once)
  * @param creditChannel SEND tests run on seed 004's credit channel ({@code --credit-channel})
+ * @param rdmaCm        {@code -R}: exchange over an rdma_cm connection and connect the test QPs
+ *                      through the connection manager, as perftest's {@code -R} does
  */
 public record PerfConfig(PerfTest test, List<Integer> sizes, int iterations, int durationSecs, int qps, int txDepth,
                          int rxDepth, int cqMod, PathMtu mtu, QpType type, WrOpcode atomic, boolean reportGbits,
                          boolean json, String server, boolean loopback, boolean simWire, long seed, String serverIp,
                          String clientIp, int udpPort, int tcpPort, IcrcPolicy icrc, HcaAgent.Threading threading,
                          HcaAgent.Idle idle, io.rnic.transport.udp.Gso gso, int warmupSecs,
-                         boolean counters, int rnrRetry, long slowReceiverMicros, boolean creditChannel) {
+                         boolean counters, int rnrRetry, long slowReceiverMicros, boolean creditChannel,
+                         boolean rdmaCm) {
     public PerfConfig {
         sizes = List.copyOf(sizes);
     }

@@ -44,74 +44,91 @@ final class PerfExchange {
     int run() throws Exception {
         boolean client = config.server() != null;
         String ip = client ? config.clientIp() : config.serverIp();
+        if (config.rdmaCm()) {
+            try (PerfSide side = new PerfSide(config, runner.udpWire(ip, config.udpPort()));
+                 CmExchange cm = client ? CmExchange.client(side, config) : CmExchange.server(side, config)) {
+                return exchange(client, side, new DataInputStream(cm.in()), cm.out(), cm);
+            }
+        }
         try (Socket socket = client ? dial() : accept();
              PerfSide side = new PerfSide(config, runner.udpWire(ip, config.udpPort()))) {
             socket.setTcpNoDelay(true);
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            OutputStream o = socket.getOutputStream();
-            swapFixed(client, in, o, pad(VERSION, 16), 16);
-            // check_sys_data: the cycle buffer and the cache line size, each its own 4-byte exchange
-            // (a perftest client writes one and waits for the answer before writing the other).
-            int peerCycle = java.nio.ByteBuffer.wrap(swapFixed(client, in, o,
-                    java.nio.ByteBuffer.allocate(4).putInt(PerfSide.CYCLE_BUFFER).array(), 4)).getInt();
-            swapFixed(client, in, o, java.nio.ByteBuffer.allocate(4).putInt(64).array(), 4);
-            if (peerCycle > PerfSide.CYCLE_BUFFER) {
-                err.printf("rnic perf: the peer's cycle buffer is %d bytes; this side offers %d%n", peerCycle,
-                        PerfSide.CYCLE_BUFFER);
-                return 1;
-            }
-            byte[] mtu = swapFixed(client, in, o, pad(Integer.toString(config.mtu().value()), 2), 2);
-            int peerMtu = Integer.parseInt(new String(mtu, StandardCharsets.US_ASCII).trim().replace("\0", ""));
-            // perftest's check_mtu: both sides take the smaller of the two (a kernel peer offers its port's active MTU).
-            io.rnic.verbs.PathMtu pathMtu;
-            try {
-                pathMtu = io.rnic.verbs.PathMtu.ofValue(Math.min(peerMtu, config.mtu().value()));
-            } catch (IllegalArgumentException e) {
-                err.printf("rnic perf: the peer sent MTU code %d, which is not 1..5%n", peerMtu);
-                return 1;
-            }
-            List<ConnectionInfo> mine = side.localInfo(client ? 0x20000 : 0x10000);
-            if (config.test().latency() && config.test().op() != PerfTest.Op.SEND) {
-                // write_lat, read_lat and atomic_lat shake hands before the key records (send_lat does not)
-                swapFixed(client, in, o, format(mine.get(0), side), RECORD);
-            }
-            List<ConnectionInfo> peers = new ArrayList<>();
-            for (ConnectionInfo ci : mine) {
-                peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
-            }
-            side.connect(mine, peers, config.udpPort(), pathMtu);
-            if (halfDuplexBandwidth()) {
-                return perftestHalfDuplex(client, side, in, o, mine);
-            }
-            if (perftestSend()) {
-                return perftestSend(client, side, in, o, mine);
-            }
-            if (oneSidedLatency()) {
-                return perftestOneSidedLatency(client, side, in, o, mine);
-            }
-            if (pingPongLatency()) {
-                return perftestPingPong(client, side, in, o, mine);
-            }
-            byte[] barrier = format(mine.get(0), side);
-            PerfRunner.Round round = new PerfRunner.Round();
-            try {
-                if (client) {
-                    boolean[] start = {true};
-                    runner.runRounds(side, () -> {
-                        // The barrier that ends a size carries the client's bandwidth row, so that
-                        // the server prints the table too, as perftest's does.
-                        String row = round.row;
-                        swap(true, in, o, !start[0] && row != null ? pad(REPORT + row, RECORD) : barrier);
-                        start[0] = !start[0];
-                    }, round, null);
-                } else {
-                    serve(side, in, o, barrier, round);
-                }
-            } finally {
-                runner.printCounters(client ? "client" : "server", side);
-            }
-            return 0;
+            return exchange(client, side, new DataInputStream(socket.getInputStream()), socket.getOutputStream(), null);
         }
+    }
+
+    /** The exchange and the run, over TCP or (with {@code -R}, {@code cm} not null) an rdma_cm connection. */
+    private int exchange(boolean client, PerfSide side, DataInputStream in, OutputStream o, CmExchange cm)
+            throws Exception {
+        swapFixed(client, in, o, pad(VERSION, 16), 16);
+        // check_sys_data: the cycle buffer and the cache line size, each its own 4-byte exchange
+        // (a perftest client writes one and waits for the answer before writing the other).
+        int peerCycle = java.nio.ByteBuffer.wrap(swapFixed(client, in, o,
+                java.nio.ByteBuffer.allocate(4).putInt(PerfSide.CYCLE_BUFFER).array(), 4)).getInt();
+        swapFixed(client, in, o, java.nio.ByteBuffer.allocate(4).putInt(64).array(), 4);
+        if (peerCycle > PerfSide.CYCLE_BUFFER) {
+            err.printf("rnic perf: the peer's cycle buffer is %d bytes; this side offers %d%n", peerCycle,
+                    PerfSide.CYCLE_BUFFER);
+            return 1;
+        }
+        byte[] mtu = swapFixed(client, in, o, pad(Integer.toString(config.mtu().value()), 2), 2);
+        int peerMtu = Integer.parseInt(new String(mtu, StandardCharsets.US_ASCII).trim().replace("\0", ""));
+        // perftest's check_mtu: both sides take the smaller of the two (a kernel peer offers its port's active MTU).
+        io.rnic.verbs.PathMtu pathMtu;
+        try {
+            pathMtu = io.rnic.verbs.PathMtu.ofValue(Math.min(peerMtu, config.mtu().value()));
+        } catch (IllegalArgumentException e) {
+            err.printf("rnic perf: the peer sent MTU code %d, which is not 1..5%n", peerMtu);
+            return 1;
+        }
+        if (cm != null) {
+            cm.connectTestQps(in, o);
+        }
+        List<ConnectionInfo> mine = side.localInfo(client ? 0x20000 : 0x10000);
+        if (config.test().latency() && config.test().op() != PerfTest.Op.SEND) {
+            // write_lat, read_lat and atomic_lat shake hands before the key records (send_lat does not)
+            swapFixed(client, in, o, format(mine.get(0), side), RECORD);
+        }
+        List<ConnectionInfo> peers = new ArrayList<>();
+        for (ConnectionInfo ci : mine) {
+            peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
+        }
+        if (cm != null) {
+            side.adoptPeers(peers); // the connection manager connected the QPs
+        } else {
+            side.connect(mine, peers, config.udpPort(), pathMtu);
+        }
+        if (halfDuplexBandwidth()) {
+            return perftestHalfDuplex(client, side, in, o, mine);
+        }
+        if (perftestSend()) {
+            return perftestSend(client, side, in, o, mine);
+        }
+        if (oneSidedLatency()) {
+            return perftestOneSidedLatency(client, side, in, o, mine);
+        }
+        if (pingPongLatency()) {
+            return perftestPingPong(client, side, in, o, mine);
+        }
+        byte[] barrier = format(mine.get(0), side);
+        PerfRunner.Round round = new PerfRunner.Round();
+        try {
+            if (client) {
+                boolean[] start = {true};
+                runner.runRounds(side, () -> {
+                    // The barrier that ends a size carries the client's bandwidth row, so that
+                    // the server prints the table too, as perftest's does.
+                    String row = round.row;
+                    swap(true, in, o, !start[0] && row != null ? pad(REPORT + row, RECORD) : barrier);
+                    start[0] = !start[0];
+                }, round, null);
+            } else {
+                serve(side, in, o, barrier, round);
+            }
+        } finally {
+            runner.printCounters(client ? "client" : "server", side);
+        }
+        return 0;
     }
 
     /**

@@ -43,7 +43,7 @@ final class PerfSide implements AutoCloseable {
 
     final PerfConfig config;
     final RdmaDevice device;
-    private final ProtectionDomain pd;
+    final ProtectionDomain pd;
     final CompletionQueue cq;
     private final ByteBuffer buffer;
     final MemoryRegion mr;
@@ -163,6 +163,17 @@ final class PerfSide implements AutoCloseable {
             }
             remote.add(peers.get(i));
         }
+    }
+
+    /**
+     * Records the peer's QPs without connecting this side's: with {@code -R} the connection
+     * manager has connected them, and the records only tell where the peer's buffers are.
+     */
+    void adoptPeers(List<ConnectionInfo> peers) {
+        if (peers.size() != qps.size()) {
+            throw new IllegalStateException("the peer has " + peers.size() + " QPs, this side " + qps.size());
+        }
+        remote.addAll(peers);
     }
 
     private long sendArea(int qp) {

@@ -99,6 +99,29 @@ class PerfCommandTest {
         assertRow(s, LAT_HEADER, " 64      400 "); // both sides time the ping-pong, as perftest's do
     }
 
+    /**
+     * {@code -R}: the exchange over an rdma_cm connection and the test QP connected by the
+     * connection manager, as perftest's {@code -R} (issue 18); the client names the server's HCA.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"write_bw, 18641, 50", "read_bw, 18642, 52", "send_bw, 18643, 54",
+            "send_lat, 18644, 56", "atomic_bw, 18645, 58"})
+    void perftestOverRdmaCmBetweenTwoProcesses(String test, String port, int ip) throws Exception {
+        String size = test.startsWith("atomic") ? "8" : "1024";
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", test, "-R",
+                "--ip", "127.0.86." + ip, "-p", port, "-s", size, "-n", "200", "--warmup", "0"));
+        CliRun client = CliRun.rnic("perf", test, "-R", "--ip", "127.0.86." + (ip + 1), "-p", port, "-s", size,
+                "-n", "200", "--warmup", "0", "127.0.86." + ip);
+        CliRun s = server.get(90, TimeUnit.SECONDS);
+        assertEquals(0, client.status(), client.out() + client.err());
+        assertEquals(0, s.status(), s.out() + s.err());
+        String header = test.endsWith("_lat") ? LAT_HEADER : BW_HEADER;
+        assertTrue(client.out().contains(header) && s.out().contains(header), client.out() + s.out());
+        for (CliRun r : new CliRun[] {client, s}) { // each side prints the row perftest's prints
+            assertTrue(r.out().lines().anyMatch(l -> l.startsWith(" " + size + " ") && l.contains(" 200 ")), r.out());
+        }
+    }
+
     /** send_bw -D between two processes: the server receives until the client's closing handshake. */
     @Test
     void sendBandwidthForADurationBetweenTwoProcesses() throws Exception {

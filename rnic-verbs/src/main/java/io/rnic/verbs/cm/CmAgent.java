@@ -221,6 +221,32 @@ final class CmAgent {
                 a -> pd.createAddressHandle(AddressVector.of(a).withPort(device.wire().localAddress().getPort())));
     }
 
+    /**
+     * The path MTU of a route from this device, as rdma_cm takes it from the network device's
+     * MTU ({@code iboe_get_mtu}: the largest IB MTU that fits with 96 bytes of headers), and no
+     * larger than the port's active MTU. An address no local interface has (the simulated
+     * network's) gets the port's active MTU.
+     */
+    io.rnic.verbs.PathMtu routeMtu() {
+        io.rnic.verbs.PathMtu port = device.queryPort().activeMtu();
+        try {
+            java.net.NetworkInterface nif = java.net.NetworkInterface.getByInetAddress(address());
+            if (nif == null || device.wire().virtualTime()) {
+                return port;
+            }
+            int room = nif.getMTU() - 96;
+            for (int v = port.value(); v >= 1; v--) {
+                io.rnic.verbs.PathMtu m = io.rnic.verbs.PathMtu.ofValue(v);
+                if (m.bytes() <= room) {
+                    return m;
+                }
+            }
+            return io.rnic.verbs.PathMtu.ofValue(1);
+        } catch (java.net.SocketException e) {
+            return port;
+        }
+    }
+
     /** The UDP port peers' devices receive on: ours (a CM peer runs the same RoCE port). */
     int roceport() {
         return device.wire().localAddress().getPort();

@@ -275,20 +275,59 @@ public final class CmId implements AutoCloseable {
         if (pd.device() != agent.device) {
             throw new IllegalArgumentException("the PD belongs to " + pd.device() + ", the ID to " + agent.device);
         }
-        boolean ud = init.type() == QpType.UD;
+        checkType(init.type());
+        QueuePair created = pd.createQp(init);
+        try {
+            attach(created);
+        } catch (RuntimeException e) {
+            created.close();
+            throw e;
+        }
+        return created;
+    }
+
+    /**
+     * Makes {@code created}, a QP the application made itself and left in RESET, this ID's QP,
+     * readied as {@link #createQp} readies one: librdmacm's way with a QP it did not create
+     * ({@code rdma_connect} with {@code conn_param.qp_num}), for applications that create their
+     * QPs before they know how they connect.
+     *
+     * @param created a QP of the ID's device, in RESET, RC or UC for the TCP port space, UD for UDP
+     * @throws IllegalArgumentException if the QP is another device's, not in RESET or of the
+     *     wrong type
+     * @throws IllegalStateException if the ID has no device yet or already has a QP
+     */
+    public void attachQp(QueuePair created) {
+        if (agent == null) {
+            throw new IllegalStateException("attachQp on " + this + ": resolve or bind an address first");
+        }
+        if (qp != null) {
+            throw new IllegalStateException(this + " already has QP " + qp.qpn());
+        }
+        if (created.device() != agent.device || created.state() != QpState.RESET) {
+            throw new IllegalArgumentException("QP " + created.qpn() + " must be in RESET on " + agent.device
+                    + " (it is " + created.state() + " on " + created.device() + ")");
+        }
+        checkType(created.type());
+        attach(created);
+    }
+
+    private void checkType(QpType type) {
+        boolean ud = type == QpType.UD;
         if (ud != (portSpace == PortSpace.UDP) && portSpace != PortSpace.IB
-                || !ud && init.type() != QpType.RC && init.type() != QpType.UC) {
-            throw new IllegalArgumentException("a " + init.type() + " QP does not connect through the " + portSpace
+                || !ud && type != QpType.RC && type != QpType.UC) {
+            throw new IllegalArgumentException("a " + type + " QP does not connect through the " + portSpace
                     + " port space (TCP: RC or UC; UDP: UD)");
         }
-        QueuePair created = pd.createQp(init);
-        if (ud) {
+    }
+
+    private void attach(QueuePair created) {
+        if (created.type() == QpType.UD) {
             Connections.readyDatagram(created, UDP_QKEY, 0);
         } else {
             created.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
         }
         qp = created;
-        return created;
     }
 
     /**
@@ -316,7 +355,7 @@ public final class CmId implements AutoCloseable {
             } else {
                 startingPsn = agent.newPsn();
                 byte[] pd = CmaHeader.wrap(localAddress, remoteAddress, p.privateData(), CmReq.PRIVATE_DATA);
-                PathMtu mtu = agent.device.queryPort().activeMtu();
+                PathMtu mtu = agent.routeMtu();
                 int flowLabel = (localAddress.getPort() * 31 + remoteAddress.getPort()) & 0xFFFFF;
                 new CmReq(localCommId, serviceId, agent.caGuid, 0, qp.qpn(), p.responderResources(),
                         p.initiatorDepth(), CM_RESPONSE_TIMEOUT, qp.type() == QpType.UC ? 1 : 0, startingPsn,
@@ -362,7 +401,7 @@ public final class CmId implements AutoCloseable {
                     : new ConnParam(null, offered.responderResources(), offered.initiatorDepth(), 7, 7, false);
             int access = AccessFlags.REMOTE_WRITE
                     | (p.responderResources() > 0 ? AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC : 0);
-            PathMtu mtu = PathMtu.ofValue(Math.min(req.pathMtu(), agent.device.queryPort().activeMtu().value()));
+            PathMtu mtu = PathMtu.ofValue(Math.min(req.pathMtu(), agent.routeMtu().value()));
             RcOptions o = RcOptions.defaults().withMtu(mtu).withAccess(access)
                     .withRetry(Math.max(1, req.localAckTimeout()), req.retryCount(), req.rnrRetryCount())
                     .withMinRnrTimer(MIN_RNR_TIMER).withRdAtomic(p.initiatorDepth(), p.responderResources());
@@ -572,7 +611,7 @@ public final class CmId implements AutoCloseable {
         ConnParam p = offered;
         int access = AccessFlags.REMOTE_WRITE
                 | (p.responderResources() > 0 ? AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC : 0);
-        RcOptions o = RcOptions.defaults().withMtu(agent.device.queryPort().activeMtu()).withAccess(access)
+        RcOptions o = RcOptions.defaults().withMtu(agent.routeMtu()).withAccess(access)
                 .withRetry(PACKET_LIFE_TIME + 1, p.retryCount(), rep.rnrRetryCount()).withMinRnrTimer(MIN_RNR_TIMER)
                 .withRdAtomic(Math.min(p.initiatorDepth(), rep.responderResources()), p.responderResources());
         try {
