@@ -378,4 +378,31 @@ class ConnectionManagerTest {
             assertEquals(before + 1, p.net.direction(p.wb, p.wa).delivered(), "one DREP came back");
         }
     }
+
+    @Test
+    void aQpTheApplicationMadeIsAttachedOnlyFromResetAndThenConnectsLikeAnyOther() throws Exception {
+        try (Pair p = new Pair(14, PortSpace.TCP)) {
+            CmId c = p.cch.createId(PortSpace.TCP, null);
+            c.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT), 2000);
+            next(p.cch);
+            c.resolveRoute(2000);
+            next(p.cch);
+            QueuePair mine = p.cpd.createQp(QpInitAttributes.rc(p.ccq, p.ccq));
+            mine.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.attachQp(mine));
+            assertTrue(e.getMessage().contains("RESET"), e.getMessage());
+            mine.modify(new io.rnic.verbs.QpAttributes().state(QpState.RESET));
+            c.attachQp(mine);
+            assertEquals(mine, c.qp());
+            assertEquals(QpState.INIT, mine.state());
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
+            assertEquals(QpState.RTS, mine.state());
+            assertEquals(p.client.queryPort().activeMtu(), mine.query().pathMtu(),
+                    "no interface has a simulated address: the route MTU is the port's");
+        }
+    }
 }
