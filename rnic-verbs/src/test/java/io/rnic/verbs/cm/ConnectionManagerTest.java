@@ -405,4 +405,37 @@ class ConnectionManagerTest {
                     "no interface has a simulated address: the route MTU is the port's");
         }
     }
+
+    /** Garbage on QP1 (random MADs, and CM MADs of every kind with random fields) is dropped and counted. */
+    @Test
+    void garbageOnQp1IsDroppedAndCountedAndTheManagerStillConnects() throws Exception {
+        try (Pair p = new Pair(15, PortSpace.TCP)) {
+            CmAgent clientAgent = CmAgent.of(p.client);
+            java.util.SplittableRandom rnd = new java.util.SplittableRandom(15);
+            int[] attrs = {Mad.REP, Mad.RTU, Mad.DREQ, Mad.DREP, Mad.REJ, Mad.MRA, Mad.SIDR_REP, 0x0019, 0x0001};
+            for (int i = 0; i < 2000; i++) {
+                java.nio.ByteBuffer mad = java.nio.ByteBuffer.allocate(Mad.SIZE);
+                for (int b = 0; b < Mad.SIZE; b += 8) {
+                    mad.putLong(b, rnd.nextLong());
+                }
+                if (i % 2 == 0) { // a well-formed CM header around random fields
+                    mad.put(0, (byte) 1).put(1, (byte) 7).put(2, (byte) 2).put(3, (byte) 3);
+                    mad.putShort(16, (short) attrs[rnd.nextInt(attrs.length)]);
+                }
+                p.net.scheduler().execute(() -> clientAgent.send(p.server.gid().toInetAddress(), mad));
+                p.net.scheduler().runUntil(p.net.scheduler().nanoTime() + 1_000_000);
+            }
+            CmAgent serverAgent = CmAgent.of(p.server);
+            long[] counts = serverAgent.madCounts();
+            assertEquals(2000, counts[0], "every MAD arrived");
+            assertTrue(counts[1] >= 1000, "those for no one were dropped and counted: " + counts[1]);
+            assertNull(p.sch.pollEvent(), "no garbage reached the application");
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
+        }
+    }
 }
