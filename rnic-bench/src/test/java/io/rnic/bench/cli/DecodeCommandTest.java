@@ -38,6 +38,19 @@ class DecodeCommandTest {
                 "with several files every packet line names its file");
     }
 
+    /** A GSI packet names the management datagram it carries: the Linux CM's REQ ... DREP of rping. */
+    @Test
+    void connectionManagerMessagesAreNamed() {
+        CliRun r = rnic("decode", pcap("rping_rdmacm.pcap"));
+        assertEquals(0, r.status(), r.toString());
+        assertEquals("decoded 29 packets, 0 rejected, 0 bad ICRC", r.lastLine());
+        assertTrue(r.outLines().get(0).endsWith("DETH(qkey=0x80010000 srcqp=0x000001) MAD(CM REQ tid=0x000000022a1ca4cc)"
+                + " payload=256 icrc=ok"), r.out());
+        for (String m : new String[] {"REP", "RTU", "DREQ", "DREP"}) {
+            assertTrue(r.out().contains(" MAD(CM " + m + " tid="), m + " in " + r.out());
+        }
+    }
+
     @Test
     void badIcrcExits1() {
         CliRun r = rnic("decode", pcap("bad-corrupt-icrc.pcap"));

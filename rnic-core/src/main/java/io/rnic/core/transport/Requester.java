@@ -349,7 +349,8 @@ final class Requester {
         RocePacket p = qp.framer.start(op, len, d);
         int psn = Psn.add(w.firstPsn, index);
         rel.packetsSinceAckReq++;
-        boolean ackReq = qp.policy.ack().acked() && (last || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
+        boolean ackReq = qp.policy.ack().alwaysAckReq()
+                || qp.policy.ack().acked() && (last || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
         if (ackReq) {
             rel.packetsSinceAckReq = 0;
         }

@@ -64,11 +64,21 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         /** Nothing is acknowledged: a send WQE completes once its last packet is sent (UC). */
         UNACKED,
         /** As {@link #UNACKED}, for single-packet datagrams (UD). */
-        DATAGRAM;
+        DATAGRAM,
+        /**
+         * As {@link #DATAGRAM}, with AckReq set on every packet as Linux's MAD layer sends GSI
+         * datagrams (a UD responder ignores it; captures then match the kernel's byte for byte).
+         */
+        GSI_DATAGRAM;
 
         /** True if requests are acknowledged. */
         public boolean acked() {
             return this == ACKED;
+        }
+
+        /** True if every request carries AckReq whether or not anyone acknowledges it. */
+        public boolean alwaysAckReq() {
+            return this == GSI_DATAGRAM;
         }
     }
 
@@ -197,7 +207,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
             ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);
     /** The GSI (QP1): UD in every respect; only its number and Q_Key are fixed (reference §11.6). */
-    public static final TransportPolicy GSI = new TransportPolicy(QpType.GSI, Transport.UD, Acknowledgement.DATAGRAM,
+    public static final TransportPolicy GSI = new TransportPolicy(QpType.GSI, Transport.UD, Acknowledgement.GSI_DATAGRAM,
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
             ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);

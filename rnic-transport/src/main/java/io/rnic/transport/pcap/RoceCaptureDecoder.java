@@ -172,6 +172,10 @@ public final class RoceCaptureDecoder {
         for (Header h : op.headers()) {
             appendHeader(s, h);
         }
+        if (op.transport() == io.rnic.core.packet.Transport.UD && (bth.destQp() == 1 || packet.deth().srcQp() == 1)) {
+            // a GSI packet: name the management datagram it carries (the CM's REQ, REP, ...)
+            s.append(io.rnic.core.packet.MadHeader.describe(packet.buffer(), packet.payloadOffset(), packet.payloadLength()));
+        }
         s.append(" payload=").append(packet.payloadLength());
     }
 

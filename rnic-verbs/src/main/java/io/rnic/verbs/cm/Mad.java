@@ -62,18 +62,7 @@ final class Mad {
     }
 
     static String attributeName(int id) {
-        return switch (id) {
-            case REQ -> "REQ";
-            case MRA -> "MRA";
-            case REJ -> "REJ";
-            case REP -> "REP";
-            case RTU -> "RTU";
-            case DREQ -> "DREQ";
-            case DREP -> "DREP";
-            case SIDR_REQ -> "SIDR_REQ";
-            case SIDR_REP -> "SIDR_REP";
-            default -> String.format("0x%04x", id);
-        };
+        return io.rnic.core.packet.MadHeader.cmAttributeName(id);
     }
 
     // ---- field access within the data area (offsets from its start) ----

@@ -438,4 +438,36 @@ class ConnectionManagerTest {
             assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
         }
     }
+
+    /** As Linux's MAD layer: every GSI datagram a UD SEND ONLY to QP 1 from QP 1, Q_Key 0x80010000, AckReq set. */
+    @Test
+    void everyCmDatagramIsAUdSendOnlyFromQp1ToQp1WithTheGsiQkeyAndAckReq() throws Exception {
+        try (Pair p = new Pair(16, PortSpace.TCP)) {
+            java.util.List<byte[]> sent = new java.util.ArrayList<>();
+            p.wa.addTap((dir, t, pkt, src, dst) -> {
+                if (dir == io.rnic.core.wire.WireTap.Direction.SENT) {
+                    byte[] b = new byte[pkt.readableBytes()];
+                    pkt.getBytes(pkt.readerIndex(), b);
+                    sent.add(b);
+                }
+            });
+            CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c.connect(null);
+            CmEvent req = next(p.sch);
+            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            req.id().accept(null);
+            next(p.cch);
+            p.net.scheduler().runUntil(p.net.scheduler().nanoTime() + 1_000_000); // the RTU leaves
+            assertEquals(2, sent.size(), "the REQ and the RTU");
+            for (byte[] b : sent) {
+                java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(b);
+                assertEquals(0x64, b[0] & 0xFF, "UD SEND ONLY");
+                assertEquals(1, bb.getInt(4) & 0xFFFFFF, "to QP 1");
+                assertTrue((b[8] & 0x80) != 0, "AckReq, as the Linux MAD layer sets it");
+                assertEquals(0x80010000, bb.getInt(12), "the GSI Q_Key");
+                assertEquals(1, bb.getInt(16) & 0xFFFFFF, "from QP 1");
+                assertEquals(12 + 8 + Mad.SIZE + 4, b.length);
+            }
+        }
+    }
 }
