@@ -29,7 +29,8 @@ public final class PerfCommand extends ParsedCommand {
             .option("-s", "--size", "SIZE", "message size (default 65536 for bandwidth, 2 for latency, 8 for atomics)")
             .flag("-a", "--all", "every size from 2 to 2^23 (not for atomics)")
             .option("-n", "--iters", "ITERS", "messages per QP and size (default 5000 bandwidth, 1000 latency)")
-            .option("-D", "--duration", "SECS", "run each size for SECS seconds instead of -n (bandwidth)")
+            .option("-D", "--duration", "SECS", "run for SECS seconds instead of -n (a latency test reports perftest's "
+                    + "duration row: the iterations inside the middle half, their average and rate)")
             .option("-q", "--qp", "NUM", "QPs per side (default 1)")
             .option("-t", "--tx-depth", "DEPTH", "send work requests in flight per QP (default 128; 1 for latency)")
             .option("-r", "--rx-depth", "DEPTH", "receives posted per QP for SEND tests (default 512)")
@@ -166,8 +167,8 @@ public final class PerfCommand extends ParsedCommand {
             sizes = List.of(size);
         }
         int duration = args.intValue("--duration", 1, 3600).orElse(0);
-        if (duration > 0 && test.latency()) {
-            throw new UsageException("-D is for bandwidth tests");
+        if (duration > 0 && test.latency() && args.flag("--all")) {
+            throw new UsageException("-D runs one size: not with -a");
         }
         int iters = args.intValue("--iters", 1, Integer.MAX_VALUE).orElse(test.defaultIterations());
         int qps = args.intValue("--qp", 1, 1024).orElse(1);

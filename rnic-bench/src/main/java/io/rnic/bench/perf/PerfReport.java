@@ -121,6 +121,28 @@ final class PerfReport {
                 + "\t\t%-7.2f   \t\t%-7.2f%n", size, iterations, min, max, typical, avg / 1e3, stdev / 1e3, p99, p999);
     }
 
+    /**
+     * A duration latency row ({@code -D}), as perftest's {@code print_report_lat_duration}:
+     * {@code iterations} that completed in a sample window of {@code sampleNanos}; the average
+     * latency is the window over the iterations, halved for a ping-pong ({@code rttFactor} 2),
+     * and the rate is iterations per second.
+     */
+    void latencyDuration(int size, long iterations, long sampleNanos, int rttFactor) {
+        double avgUsec = iterations == 0 ? 0 : sampleNanos / 1e3 / rttFactor / iterations;
+        double tps = iterations / (sampleNanos / 1e9);
+        if (json) {
+            out.printf(Locale.ROOT, "{\"test\":\"%s\",\"bytes\":%d,\"iterations\":%d,\"t_avg_usec\":%.2f,"
+                    + "\"tps_average\":%.2f}%n", test, size, iterations, avgUsec, tps);
+            return;
+        }
+        if (!headerDone) {
+            headerDone = true;
+            out.println(RULE);
+            out.println(" #bytes        #iterations       t_avg[usec]    tps average");
+        }
+        out.printf(Locale.ROOT, " %-7d       %d            %-7.2f        %-7.2f%n", size, iterations, avgUsec, tps);
+    }
+
     void end() {
         if (!json && headerDone) {
             out.println(RULE);

@@ -149,8 +149,12 @@ public final class PerfRunner {
             long packets0 = packets(side);
             if (config.test().latency()) {
                 PerfSide.LatencyClient c = side.new LatencyClient(size);
-                drive(side, c, peer, peer == null ? null : peer.new LatencyServer(size), progress, name + " " + size + " B");
-                report.latency(size, c.samples);
+                PerfSide.LatencyServer s = peer == null ? null : peer.new LatencyServer(size);
+                drive(side, c, peer, s, progress, name + " " + size + " B");
+                if (s != null) {
+                    s.stop(); // a duration run's client ends on time; its in-process server with it
+                }
+                reportLatency(report, size, c);
             } else {
                 PerfSide.BandwidthClient c = side.new BandwidthClient(size);
                 drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size), progress, name + " " + size + " B");
@@ -188,15 +192,33 @@ public final class PerfRunner {
                 if (starts) {
                     PerfSide.LatencyClient c = side.new LatencyClient(size);
                     drive(side, c, null, null, progress, name + " " + size + " B");
-                    report.latency(size, c.samples);
+                    reportLatency(report, size, c);
                 } else {
                     PerfSide.LatencyServer s = side.new LatencyServer(size);
                     drive(side, s, null, null, progress, name + " " + size + " B");
-                    report.latency(size, s.samples, config.iterations());
+                    if (s.clock != null) {
+                        report.latencyDuration(size, s.sampled, s.clock.sampleNanos(), rttFactor());
+                    } else {
+                        report.latency(size, s.samples, config.iterations());
+                    }
                 }
             }
         }
         report.end();
+    }
+
+    /** The client's latency row: perftest's table, or with {@code -D} its duration row. */
+    private void reportLatency(PerfReport report, int size, PerfSide.LatencyClient c) {
+        if (c.clock != null) {
+            report.latencyDuration(size, c.sampled, c.clock.sampleNanos(), rttFactor());
+        } else {
+            report.latency(size, c.samples);
+        }
+    }
+
+    /** perftest's {@code rtt_factor}: a ping-pong's round trip is two latencies, a READ's or atomic's one. */
+    private int rttFactor() {
+        return config.test().pingPong() ? 2 : 1;
     }
 
     /** The server's loop over the sizes, stepping until the client says it has finished each. */

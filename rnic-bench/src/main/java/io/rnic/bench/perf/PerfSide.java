@@ -536,6 +536,32 @@ final class PerfSide implements AutoCloseable {
     }
 
     /**
+     * perftest's timing of a duration run ({@code -D}; its SIGALRM states): a margin of a quarter
+     * of the duration (whole seconds), then the sample window, then the margin again; only what
+     * completes inside the window counts, and the run ends at the duration whatever is in flight.
+     */
+    record DurationClock(long start, long sampleStart, long sampleEnd, long end) {
+        static DurationClock of(int seconds) {
+            long now = System.nanoTime();
+            long margin = (seconds / 4) * 1_000_000_000L;
+            long d = seconds * 1_000_000_000L;
+            return new DurationClock(now, now + margin, now + d - margin, now + d);
+        }
+
+        boolean inSample(long now) {
+            return now - sampleStart >= 0 && now - sampleEnd < 0;
+        }
+
+        boolean over(long now) {
+            return now - end >= 0;
+        }
+
+        long sampleNanos() {
+            return sampleEnd - sampleStart;
+        }
+    }
+
+    /**
      * The client of a latency test: one message at a time on QP 0, timed from post to the
      * answer (ping-pong: the peer's message; READ and atomics: the completion).
      */
@@ -555,6 +581,9 @@ final class PerfSide implements AutoCloseable {
          */
         private final long deadline;
         private final long limit;
+        /** With {@code -D}: perftest's window, and the answers that came inside it. */
+        final DurationClock clock;
+        long sampled;
 
         LatencyClient(int size) {
             this(size, 0);
@@ -572,7 +601,14 @@ final class PerfSide implements AutoCloseable {
                 this.deadline = System.nanoTime() + warmupSecs * 1_000_000_000L;
                 this.limit = Long.MAX_VALUE;
                 this.samples = new long[1024];
+                this.clock = null;
+            } else if (config.durationSecs() > 0) {
+                this.clock = DurationClock.of(config.durationSecs());
+                this.deadline = clock.end();
+                this.limit = Long.MAX_VALUE;
+                this.samples = new long[1024];
             } else {
+                this.clock = null;
                 this.deadline = System.nanoTime() + 365L * 86_400 * 1_000_000_000L;
                 this.limit = config.iterations();
                 markBase += config.iterations();
@@ -611,8 +647,12 @@ final class PerfSide implements AutoCloseable {
             if (!answered) {
                 return n;
             }
-            long t = System.nanoTime() - t0;
+            long now = System.nanoTime();
+            long t = now - t0;
             samples[i % samples.length] = config.test().pingPong() ? t / 2 : t;
+            if (clock != null && clock.inSample(now)) {
+                sampled++;
+            }
             // After a warm-up the next round's marks start past every mark it wrote (a measurement
             // has moved markBase past its own already).
             markBase = Math.max(markBase, base + i + 1);
@@ -623,7 +663,8 @@ final class PerfSide implements AutoCloseable {
 
         @Override
         public boolean done() {
-            return i >= limit || (!inFlight && System.nanoTime() - deadline >= 0);
+            // A duration run ends on time with its last message unanswered, as perftest's does.
+            return i >= limit || ((!inFlight || clock != null) && System.nanoTime() - deadline >= 0);
         }
 
         @Override
@@ -671,6 +712,9 @@ final class PerfSide implements AutoCloseable {
         private long lastAnswer;
         /** The completion of the last answer came back. */
         private boolean lastAnswerSent;
+        /** With {@code -D}: perftest's window, and the messages that arrived inside it. */
+        final DurationClock clock;
+        long sampled;
 
         LatencyServer(int size) {
             this(size, false);
@@ -682,7 +726,13 @@ final class PerfSide implements AutoCloseable {
             if (warmup) {
                 limit = Long.MAX_VALUE;
                 samples = null;
+                clock = null;
+            } else if (config.durationSecs() > 0) {
+                limit = Long.MAX_VALUE;
+                samples = null;
+                clock = DurationClock.of(config.durationSecs());
             } else {
+                clock = null;
                 limit = config.iterations();
                 markBase += config.iterations();
                 samples = new long[Math.max(1, config.iterations() - 1)];
@@ -713,6 +763,9 @@ final class PerfSide implements AutoCloseable {
                 buffer.put((int) sendArea(0) + size - 1, mark(base + i));
             }
             long now = System.nanoTime();
+            if (clock != null && clock.inSample(now)) {
+                sampled++;
+            }
             if (samples != null && i > 0 && i - 1 < samples.length) {
                 samples[(int) (i - 1)] = (now - lastAnswer) / 2;
             }
@@ -739,6 +792,9 @@ final class PerfSide implements AutoCloseable {
 
         @Override
         public boolean done() {
+            if (clock != null) {
+                return stop || clock.over(System.nanoTime());
+            }
             return stop || (config.test().pingPong() && i >= limit && (lastAnswerSent || !channels.isEmpty()));
         }
     }

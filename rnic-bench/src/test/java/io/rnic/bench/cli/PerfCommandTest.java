@@ -122,6 +122,34 @@ class PerfCommandTest {
         }
     }
 
+    /**
+     * A latency test with {@code -D}: perftest's duration row (iterations inside the window, the
+     * average latency and the rate) on each side that prints one, between two processes as
+     * perftest's exchange runs it.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"send_lat, 18651, 60", "read_lat, 18652, 62"})
+    void latencyForADurationPrintsPerftestsDurationRow(String test, String port, int ip) throws Exception {
+        CompletableFuture<CliRun> server = CompletableFuture.supplyAsync(() -> CliRun.rnic("perf", test, "-D", "2",
+                "--ip", "127.0.86." + ip, "-p", port, "-s", "64"));
+        CliRun client = CliRun.rnic("perf", test, "-D", "2", "--ip", "127.0.86." + (ip + 1), "-p", port, "-s", "64",
+                "127.0.0.1");
+        CliRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, client.status(), client.out() + client.err());
+        assertEquals(0, s.status(), s.out() + s.err());
+        java.util.List<CliRun> printing = test.equals("send_lat") ? java.util.List.of(client, s) : java.util.List.of(client);
+        for (CliRun r : printing) {
+            assertTrue(r.outLines().contains(" #bytes        #iterations       t_avg[usec]    tps average"), r.out());
+            String row = r.outLines().stream().filter(l -> l.startsWith(" 64 ")).findFirst().orElseThrow();
+            String[] f = row.trim().split(" +");
+            assertTrue(Long.parseLong(f[1]) > 0, "iterations counted in the window: " + row);
+            assertTrue(Double.parseDouble(f[2]) > 0 && Double.parseDouble(f[3]) > 0, row);
+        }
+        if (test.equals("read_lat")) {
+            assertTrue(s.outLines().stream().noneMatch(l -> l.startsWith(" 64 ")), "perftest's read_lat server prints no row");
+        }
+    }
+
     /** send_bw -D between two processes: the server receives until the client's closing handshake. */
     @Test
     void sendBandwidthForADurationBetweenTwoProcesses() throws Exception {
@@ -211,7 +239,9 @@ class PerfCommandTest {
         assertEquals(2, CliRun.rnic("perf", "atomic_bw", "-a", "--wire", "sim").status(), "no -a for atomics");
         assertEquals(2, CliRun.rnic("perf", "send_bw", "-c", "UD", "-s", "8192", "--wire", "sim").status(),
                 "a UD message is at most the MTU");
-        assertEquals(2, CliRun.rnic("perf", "write_lat", "-D", "3", "--wire", "sim").status());
+        assertEquals(2, CliRun.rnic("perf", "write_lat", "-D", "3", "-a", "--wire", "sim").status(), "-D runs one size");
+        assertEquals(2, CliRun.rnic("perf", "send_bw", "-R", "--loopback").status(), "-R is for two processes");
+        assertEquals(2, CliRun.rnic("perf", "send_bw", "-R", "-c", "UD", "127.0.0.1").status(), "no UD over -R");
         CliRun unknown = CliRun.rnic("perf", "flush_bw");
         assertEquals(2, unknown.status());
         assertTrue(unknown.err().contains("unknown test 'flush_bw'"), unknown.err());
