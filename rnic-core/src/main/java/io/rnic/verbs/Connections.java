@@ -109,8 +109,8 @@ public final class Connections {
      * @throws IllegalArgumentException if {@code qp} is not a UD QP or refuses a transition
      */
     public static void readyDatagram(QueuePair qp, int qkey, int psn) {
-        if (qp.type() != io.rnic.verbs.QpType.UD && qp.type() != io.rnic.verbs.QpType.GSI) {
-            throw new IllegalArgumentException("readyDatagram is for UD and GSI QPs; " + qp + " is " + qp.type());
+        if (!io.rnic.core.transport.TransportPolicy.of(qp.type()).headers().carriesQkey()) {
+            throw new IllegalArgumentException("readyDatagram is for datagram QPs (UD, GSI); " + qp + " is " + qp.type());
         }
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).qkey(qkey));
         qp.modify(new QpAttributes().state(QpState.RTR));

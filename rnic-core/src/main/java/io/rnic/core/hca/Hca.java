@@ -191,11 +191,16 @@ public final class Hca {
     }
 
     /**
-     * Reserves QP number 1 for the device's GSI QP (reference §11.6); callable from any thread.
+     * Reserves a QP number the specification fixes (1, the GSI: reference §11.6); callable from
+     * any thread.
      *
-     * @throws IllegalStateException if the device already has a GSI QP, or no QP left (max_qp)
+     * @throws IllegalArgumentException if {@code qpn} is not a fixed QP number
+     * @throws IllegalStateException if the device already has that QP, or no QP left (max_qp)
      */
-    public synchronized int reserveGsiQpn() {
+    public synchronized int reserveFixedQpn(int qpn) {
+        if (qpn != GSI_QPN) {
+            throw new IllegalArgumentException("QP number " + qpn + " is not one the specification fixes (1, the GSI)");
+        }
         if (gsiReserved) {
             throw new IllegalStateException("the device already has its GSI QP (QP1); there is one per device");
         }

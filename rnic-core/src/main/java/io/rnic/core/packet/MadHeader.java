@@ -6,8 +6,8 @@ import io.netty.buffer.ByteBuf;
  * The 24-byte common header of a management datagram, the payload of a UD packet to or from QP1
  * (reference §11.6): base version, management class, class version, method, status, class
  * specific, transaction ID, attribute ID, attribute modifier. Named here so that a capture's
- * decoder can say which message a GSI packet carries; the connection manager's messages are read
- * and written in {@code io.rnic.verbs.cm}.
+ * decoder can say which message a GSI packet carries; the connection manager of rnic-verbs reads
+ * and writes the messages themselves.
  */
 public final class MadHeader {
     /** The header's size; a MAD is 256 bytes in all. */

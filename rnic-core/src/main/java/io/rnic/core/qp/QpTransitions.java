@@ -170,6 +170,8 @@ public final class QpTransitions {
             line(SQE, RTS,
                     opt(UD_RTS_OPT), opt(CUR_STATE | ACCESS_FLAGS), NO, NO, NO));
 
+    /** Types whose cells are another column's: the kernel's table gives the GSI (QP1) UD's. */
+    private static final java.util.Map<QpType, List<QpType>> SAME_CELLS = java.util.Map.of(QpType.UD, List.of(QpType.GSI));
     private static final Rule[][][] RULES = new Rule[QpType.values().length][QpState.values().length][];
     private static final List<Rule> ALL_RULES;
 
@@ -198,14 +200,14 @@ public final class QpTransitions {
                 Rule rule = new Rule(type, l.from, l.to, cell.required, cell.optional);
                 row[l.to.ordinal()] = rule;
                 all.add(rule);
-                if (type == QpType.UD) { // the kernel's table gives the GSI (QP1) UD's cells
-                    Rule gsi = new Rule(QpType.GSI, l.from, l.to, cell.required, cell.optional);
-                    Rule[] gsiRow = RULES[QpType.GSI.ordinal()][l.from.ordinal()];
-                    if (gsiRow == null) {
-                        gsiRow = RULES[QpType.GSI.ordinal()][l.from.ordinal()] = new Rule[QpState.values().length];
+                for (QpType same : SAME_CELLS.getOrDefault(type, List.of())) {
+                    Rule alias = new Rule(same, l.from, l.to, cell.required, cell.optional);
+                    Rule[] aliasRow = RULES[same.ordinal()][l.from.ordinal()];
+                    if (aliasRow == null) {
+                        aliasRow = RULES[same.ordinal()][l.from.ordinal()] = new Rule[QpState.values().length];
                     }
-                    gsiRow[l.to.ordinal()] = gsi;
-                    all.add(gsi);
+                    aliasRow[l.to.ordinal()] = alias;
+                    all.add(alias);
                 }
             }
         }

@@ -186,7 +186,7 @@ public final class QpContext {
             throw new IllegalArgumentException("max_inline_data " + caps.maxInlineData() + " exceeds the device's "
                     + MAX_INLINE_DATA);
         }
-        int qpn = type == QpType.GSI ? hca.reserveGsiQpn() : hca.reserveQpn();
+        int qpn = policy.fixedQpn() != 0 ? hca.reserveFixedQpn(policy.fixedQpn()) : hca.reserveQpn();
         QpContext qp = null;
         boolean attached = false;
         try {

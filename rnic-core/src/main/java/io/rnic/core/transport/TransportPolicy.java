@@ -24,11 +24,13 @@ import java.util.Map;
  * @param messageSize    how large a message may be
  * @param receiveLayout  what a receive buffer holds before a SEND's payload
  * @param sides          which halves of a QP it has: requester, responder or both
+ * @param fixedQpn       the QP number every QP of the type has (1 for the GSI, one per device), or 0
+ *                       for numbers the HCA allocates
  */
 public record TransportPolicy(QpType type, Transport transport, Acknowledgement ack, PsnCheck psnCheck,
                               AddressingHeaders headers, DestinationKind destination, ReceiveSource receiveSource,
                               ErrorHandling errors, Credits credits, MessageSize messageSize,
-                              ReceiveLayout receiveLayout, Sides sides) {
+                              ReceiveLayout receiveLayout, Sides sides, int fixedQpn) {
 
     /**
      * Which halves a QP of the transport has (seed 001 §9.7.9.1: "an XRC INI QP is like an RC QP
@@ -198,19 +200,19 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     public static final TransportPolicy RC = new TransportPolicy(QpType.RC, Transport.RC, Acknowledgement.ACKED,
             PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.NAK_AND_ERROR, Credits.FROM_RECEIVE_QUEUE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD,
-            Sides.BOTH);
+            Sides.BOTH, 0);
     public static final TransportPolicy UC = new TransportPolicy(QpType.UC, Transport.UC, Acknowledgement.UNACKED,
             PsnCheck.RESYNC_ON_FIRST, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
-            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD, Sides.BOTH);
+            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD, Sides.BOTH, 0);
     public static final TransportPolicy UD = new TransportPolicy(QpType.UD, Transport.UD, Acknowledgement.DATAGRAM,
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
-            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);
+            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH, 0);
     /** The GSI (QP1): UD in every respect; only its number and Q_Key are fixed (reference §11.6). */
     public static final TransportPolicy GSI = new TransportPolicy(QpType.GSI, Transport.UD, Acknowledgement.GSI_DATAGRAM,
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
-            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH);
+            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH, 1);
     /**
      * XRC initiator: RC's requester (PSNs, ACKs, retries, READs and atomics), every request naming
      * its target XRC SRQ in an XRCETH; no receive side.
@@ -218,7 +220,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     public static final TransportPolicy XRC_SEND = new TransportPolicy(QpType.XRC_SEND, Transport.XRC,
             Acknowledgement.ACKED, PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.XRCETH, DestinationKind.CONNECTED,
             ReceiveSource.NONE, ErrorHandling.NAK_AND_ERROR, Credits.INVALID, MessageSize.MULTI_PACKET,
-            ReceiveLayout.PAYLOAD, Sides.REQUESTER);
+            ReceiveLayout.PAYLOAD, Sides.REQUESTER, 0);
     /**
      * XRC target: RC's responder, with each message's receive WQE, protection domain and
      * completion queue those of the XRC SRQ its XRCETH names; ACKs carry "invalid" credits; no
@@ -227,7 +229,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     public static final TransportPolicy XRC_RECV = new TransportPolicy(QpType.XRC_RECV, Transport.XRC,
             Acknowledgement.ACKED, PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.XRCETH, DestinationKind.CONNECTED,
             ReceiveSource.SRQ_BY_XRCETH, ErrorHandling.NAK_AND_ERROR, Credits.INVALID, MessageSize.MULTI_PACKET,
-            ReceiveLayout.PAYLOAD, Sides.RESPONDER);
+            ReceiveLayout.PAYLOAD, Sides.RESPONDER, 0);
 
     private static final Map<QpType, TransportPolicy> ROWS = new EnumMap<>(QpType.class);
 

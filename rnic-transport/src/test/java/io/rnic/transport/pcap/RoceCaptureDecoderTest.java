@@ -177,7 +177,11 @@ class RoceCaptureDecoderTest {
 
         List<DecodedPacket> cm = decode(Captures.golden("send_bw_rdmacm_64.pcap"));
         assertEquals(12, cm.stream().filter(d -> d.line().contains("UD_SEND_ONLY qp=0x000001 ")
-                && d.line().contains("DETH(qkey=0x80010000 srcqp=0x000001) payload=256")).count());
+                && d.line().contains("DETH(qkey=0x80010000 srcqp=0x000001) MAD(CM ")
+                && d.line().contains(" payload=256")).count());
+        // the two connections' REQ/REP/RTU, then three DREQs and their DREPs, each MAD named
+        assertEquals(2, cm.stream().filter(d -> d.line().contains(" MAD(CM REQ tid=")).count());
+        assertEquals(3, cm.stream().filter(d -> d.line().contains(" MAD(CM DREQ tid=")).count());
         assertEquals(27, lines(cm, "RC_ACKNOWLEDGE").size());
 
         // host_rc_peer: the host's packets come from a Python peer on a plain UDP socket (IP ID 0).

@@ -508,6 +508,18 @@ public final class CmId implements AutoCloseable {
         return remoteCommId == peerCommId && from.equals(peerIp) && (req != null || sidrReq != null);
     }
 
+    /** The new ID a request to this listener makes: the peer's, answering with the request's TID. */
+    private CmId child(long reqTid, InetAddress from, int peerCommId) {
+        CmId child = new CmId(channel, portSpace, context);
+        child.agent = agent;
+        child.listener = this;
+        child.tid = reqTid;
+        child.peerIp = from;
+        child.remoteCommId = peerCommId;
+        child.localCommId = agent.newLocalId(child);
+        return child;
+    }
+
     void onConnectRequest(CmReq r, long reqTid, InetAddress from) {
         byte[] pd = r.privateData();
         if (portSpace != PortSpace.IB && !CmaHeader.valid(pd)) {
@@ -515,14 +527,8 @@ public final class CmId implements AutoCloseable {
             agent.send(from, agent.scratch());
             return;
         }
-        CmId child = new CmId(channel, portSpace, context);
-        child.agent = agent;
-        child.listener = this;
+        CmId child = child(reqTid, from, r.localCommId());
         child.req = r;
-        child.tid = reqTid;
-        child.peerIp = from;
-        child.remoteCommId = r.localCommId();
-        child.localCommId = agent.newLocalId(child);
         child.remoteQpn = r.localQpn();
         child.localAddress = localAddress;
         byte[] user = pd;
@@ -546,14 +552,8 @@ public final class CmId implements AutoCloseable {
             agent.send(from, agent.scratch());
             return;
         }
-        CmId child = new CmId(channel, portSpace, context);
-        child.agent = agent;
-        child.listener = this;
+        CmId child = child(reqTid, from, r.requestId());
         child.sidrReq = r;
-        child.tid = reqTid;
-        child.peerIp = from;
-        child.remoteCommId = r.requestId();
-        child.localCommId = agent.newLocalId(child);
         child.remoteAddress = CmaHeader.source(pd);
         child.localAddress = new InetSocketAddress(CmaHeader.destination(pd), localAddress.getPort());
         child.offered = new ConnParam(CmaHeader.user(pd), 0, 0, 0, 0, false);

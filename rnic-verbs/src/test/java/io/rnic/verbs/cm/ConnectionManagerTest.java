@@ -73,12 +73,26 @@ class ConnectionManagerTest {
 
         /** The client's ID, resolved and with its QP, ready to connect. */
         CmId resolvedClient(PortSpace ps, QpInitAttributes init) throws InterruptedException {
+            CmId id = resolved(ps, PORT);
+            id.createQp(cpd, init);
+            return id;
+        }
+
+        /** The server accepts {@code req} on a new RC QP; both sides see ESTABLISHED. */
+        void acceptAndEstablish(CmEvent req) throws InterruptedException {
+            req.id().createQp(spd, QpInitAttributes.rc(scq, scq));
+            req.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(cch).type());
+            assertEquals(CmEventType.ESTABLISHED, next(sch).type());
+        }
+
+        /** A client ID with its address and route resolved toward the server's {@code port}, no QP yet. */
+        CmId resolved(PortSpace ps, int port) throws InterruptedException {
             CmId id = cch.createId(ps, "client");
-            id.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT), 2000);
+            id.resolveAddr(null, new InetSocketAddress("10.0.0.2", port), 2000);
             assertEquals(CmEventType.ADDR_RESOLVED, next(cch).type());
             id.resolveRoute(2000);
             assertEquals(CmEventType.ROUTE_RESOLVED, next(cch).type());
-            id.createQp(cpd, init);
             return id;
         }
 
@@ -170,11 +184,7 @@ class ConnectionManagerTest {
     @Test
     void aReqToAServiceNobodyListensOnIsRejectedWithInvalidServiceId() throws Exception {
         try (Pair p = new Pair(2, PortSpace.TCP)) {
-            CmId c = p.cch.createId(PortSpace.TCP, null);
-            c.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT + 1), 2000);
-            next(p.cch);
-            c.resolveRoute(2000);
-            next(p.cch);
+            CmId c = p.resolved(PortSpace.TCP, PORT + 1);
             c.createQp(p.cpd, QpInitAttributes.rc(p.ccq, p.ccq));
             c.connect(null);
             CmEvent e = next(p.cch);
@@ -210,10 +220,7 @@ class ConnectionManagerTest {
             assertTrue(waited >= CmId.timeoutNanos(CmId.CM_RESPONSE_TIMEOUT),
                     "the repeat waits 2 × packet life time + the CM response time: " + waited);
             assertEquals(1, c.retransmissions());
-            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
-            req.id().accept(null);
-            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
-            assertEquals(CmEventType.ESTABLISHED, next(p.sch).type());
+            p.acceptAndEstablish(req);
         }
     }
 
@@ -276,11 +283,7 @@ class ConnectionManagerTest {
     @Test
     void aSidrReqToAServiceNobodyListensOnIsAnsweredUnsupported() throws Exception {
         try (Pair p = new Pair(8, PortSpace.UDP)) {
-            CmId c = p.cch.createId(PortSpace.UDP, null);
-            c.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT + 1), 2000);
-            next(p.cch);
-            c.resolveRoute(2000);
-            next(p.cch);
+            CmId c = p.resolved(PortSpace.UDP, PORT + 1);
             c.createQp(p.cpd, QpInitAttributes.ud(p.ccq, p.ccq));
             c.connect(null);
             CmEvent e = next(p.cch);
@@ -338,10 +341,7 @@ class ConnectionManagerTest {
             // The MRA's 69 s service timeout keeps the active side from repeating again for a while.
             p.net.scheduler().runUntil(p.net.scheduler().nanoTime() + 30 * SECOND);
             assertEquals(1, c.retransmissions(), "no repeat while the MRA's service timeout runs");
-            req.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
-            req.id().accept(null);
-            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
-            assertEquals(CmEventType.ESTABLISHED, next(p.sch).type());
+            p.acceptAndEstablish(req);
         }
     }
 
@@ -382,11 +382,7 @@ class ConnectionManagerTest {
     @Test
     void aQpTheApplicationMadeIsAttachedOnlyFromResetAndThenConnectsLikeAnyOther() throws Exception {
         try (Pair p = new Pair(14, PortSpace.TCP)) {
-            CmId c = p.cch.createId(PortSpace.TCP, null);
-            c.resolveAddr(null, new InetSocketAddress("10.0.0.2", PORT), 2000);
-            next(p.cch);
-            c.resolveRoute(2000);
-            next(p.cch);
+            CmId c = p.resolved(PortSpace.TCP, PORT);
             QueuePair mine = p.cpd.createQp(QpInitAttributes.rc(p.ccq, p.ccq));
             mine.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.attachQp(mine));
