@@ -466,4 +466,39 @@ class ConnectionManagerTest {
             }
         }
     }
+
+    /**
+     * Fifty connections set up and torn down one after another through 10 % loss in both
+     * directions: every lost REQ, REP, RTU, DREQ or DREP is repeated until it gets through, and
+     * every connection forms and ends on both sides (virtual time: minutes of timeouts in a blink).
+     */
+    @Test
+    void fiftyConnectionsFormAndEndThroughTenPercentLossEachWay() throws Exception {
+        try (Pair p = new Pair(17, PortSpace.TCP)) {
+            p.net.direction(p.wa, p.wb).fault(Faults.drop(0.1));
+            p.net.direction(p.wb, p.wa).fault(Faults.drop(0.1));
+            long repeats = 0;
+            for (int i = 0; i < 50; i++) {
+                CmId c = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+                c.connect(null);
+                CmEvent req = next(p.sch);
+                assertEquals(CmEventType.CONNECT_REQUEST, req.type(), "connection " + i);
+                CmId s = req.id();
+                s.createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+                s.accept(null);
+                assertEquals(CmEventType.ESTABLISHED, next(p.cch).type(), "connection " + i);
+                assertEquals(CmEventType.ESTABLISHED, next(p.sch).type(), "connection " + i);
+                c.disconnect();
+                assertEquals(CmEventType.DISCONNECTED, next(p.sch).type(), "connection " + i);
+                s.disconnect();
+                assertEquals(CmEventType.DISCONNECTED, next(p.cch).type(), "connection " + i);
+                repeats += c.retransmissions() + s.retransmissions();
+                c.close();
+                s.close();
+                c.qp().close();
+                s.qp().close();
+            }
+            assertTrue(repeats > 0, "the loss did hit the CM's messages");
+        }
+    }
 }
