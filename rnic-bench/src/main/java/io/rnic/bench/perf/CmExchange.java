@@ -92,8 +92,8 @@ final class CmExchange implements AutoCloseable {
 
     private ConnParam param(boolean testQp) {
         PerfTest.Op op = config.test().op();
-        int reads = op == PerfTest.Op.READ || op == PerfTest.Op.ATOMIC
-                ? Math.min(16, side.device.queryDevice().maxQpRdAtom()) : 0;
+        // As the QPs without -R: the device's max_qp_rd_atom (128, as rxe's) for READ and atomics.
+        int reads = op == PerfTest.Op.READ || op == PerfTest.Op.ATOMIC ? side.device.queryDevice().maxQpRdAtom() : 0;
         return new ConnParam(null, reads, reads, 7, 7, false);
     }
 
