@@ -63,6 +63,11 @@ final class CmAgent {
     private final ArrayDeque<Runnable> waitingForSlot = new ArrayDeque<>();
     private final Map<InetAddress, AddressHandle> handles = new HashMap<>();
     private final Map<Integer, CmId> byLocalId = new HashMap<>();
+    /** The passive IDs by the request they answer (peer address and its communication ID), for repeats. */
+    private final Map<Peer, CmId> byPeer = new HashMap<>();
+
+    private record Peer(InetAddress address, int commId) {
+    }
     private final Map<Long, CmId> listeners = new HashMap<>();
     private final WorkCompletion wc = new WorkCompletion();
     private final ByteBuffer scratch = ByteBuffer.allocate(Mad.SIZE);
@@ -165,6 +170,12 @@ final class CmAgent {
 
     void forget(CmId id, int localId) {
         byLocalId.remove(localId, id);
+        byPeer.values().remove(id);
+    }
+
+    /** Remembers that {@code id} answers the request {@code peerCommId} from {@code from}. */
+    void answering(CmId id, InetAddress from, int peerCommId) {
+        byPeer.put(new Peer(from, peerCommId), id);
     }
 
     void listen(long serviceId, CmId id) {
@@ -359,12 +370,7 @@ final class CmAgent {
     }
 
     private CmId existing(int remoteCommId, InetAddress from) {
-        for (CmId id : byLocalId.values()) {
-            if (id.isFrom(remoteCommId, from)) {
-                return id;
-            }
-        }
-        return null;
+        return byPeer.get(new Peer(from, remoteCommId));
     }
 
     private void onReq(CmReq req, long tid, InetAddress from) {

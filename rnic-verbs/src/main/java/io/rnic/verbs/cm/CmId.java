@@ -504,10 +504,6 @@ public final class CmId implements AutoCloseable {
 
     // ---- messages, on the protocol thread ----
 
-    boolean isFrom(int peerCommId, InetAddress from) {
-        return remoteCommId == peerCommId && from.equals(peerIp) && (req != null || sidrReq != null);
-    }
-
     /** The new ID a request to this listener makes: the peer's, answering with the request's TID. */
     private CmId child(long reqTid, InetAddress from, int peerCommId) {
         CmId child = new CmId(channel, portSpace, context);
@@ -517,6 +513,7 @@ public final class CmId implements AutoCloseable {
         child.peerIp = from;
         child.remoteCommId = peerCommId;
         child.localCommId = agent.newLocalId(child);
+        agent.answering(child, from, peerCommId);
         return child;
     }
 
