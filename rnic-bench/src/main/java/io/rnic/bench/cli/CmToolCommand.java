@@ -48,6 +48,7 @@ public final class CmToolCommand extends ParsedCommand {
                         + "server and 127.0.0.3 as client)")
                 .option(null, "--udp-port", "N", "UDP port of the HCA (default 4791)")
                 .option(null, "--icrc", "POLICY", "strict (default) or accept-unverifiable (against a kernel peer)")
+                .option(null, "--pcap", "FILE", "capture this HCA's packets to FILE (check it with rnic decode)")
                 .epilog("Exit status: 0 the test completed, 1 a failure, 2 bad options.");
     }
 
@@ -100,7 +101,7 @@ public final class CmToolCommand extends ParsedCommand {
         int port = ud ? 7174 : args.intValue("--port", 0, 65535).orElse(7471);
         int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
         return new CmToolConfig(server, destination, server && bind == null ? anyAddress() : bind, ip, port, connections, size == 0 ? 0 : count, size, udpPort,
-                WireOptions.icrc(args));
+                WireOptions.icrc(args), args.has("--pcap") ? java.nio.file.Path.of(args.value("--pcap")) : null);
     }
 
     private static InetAddress anyAddress() throws UsageException {

@@ -34,6 +34,7 @@ public final class RpingCommand extends ParsedCommand {
                     + "client)")
             .option(null, "--udp-port", "N", "UDP port of the HCA (default 4791)")
             .option(null, "--icrc", "POLICY", "strict (default) or accept-unverifiable (against a kernel peer)")
+            .option(null, "--pcap", "FILE", "capture this HCA's packets to FILE (check it with rnic decode)")
             .epilog("Exit status: 0 every ping done (a server: its client disconnected), 1 a failure, 2 bad options.");
 
     @Override
@@ -86,7 +87,8 @@ public final class RpingCommand extends ParsedCommand {
         int size = args.intValue("--size", RpingConfig.MIN_SIZE, RpingConfig.MAX_SIZE).orElse(64);
         int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
         return new RpingConfig(server, address, source, ip, port, count, size, args.flag("--verbose"),
-                args.flag("--validate"), args.flag("--debug"), udpPort, WireOptions.icrc(args));
+                args.flag("--validate"), args.flag("--debug"), udpPort, WireOptions.icrc(args),
+                args.has("--pcap") ? java.nio.file.Path.of(args.value("--pcap")) : null);
     }
 
     private static InetAddress address(String text) throws UsageException {

@@ -1,5 +1,6 @@
 package io.rnic.bench.rdmacm;
 
+import io.rnic.transport.pcap.PcapCapture;
 import io.rnic.transport.udp.Gso;
 import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.CompletionQueue;
@@ -31,13 +32,20 @@ abstract class CmTool {
         this.err = err;
     }
 
-    /** Opens the HCA and the channel, runs {@link #run(RdmaDevice)}; the exit status. */
-    final int open(String ip, int udpPort, IcrcPolicy icrc) throws InterruptedException {
-        try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind(ip).port(udpPort).gso(Gso.OFF).open(),
-                DeviceConfig.defaults().withIcrcPolicy(icrc));
+    /**
+     * Opens the HCA (capturing its packets to {@code pcap} unless null) and the channel, runs
+     * {@link #run(RdmaDevice)}; the exit status.
+     */
+    final int open(String ip, int udpPort, IcrcPolicy icrc, java.nio.file.Path pcap) throws InterruptedException {
+        io.rnic.core.wire.Wire wire = UdpWire.bind(ip).port(udpPort).gso(Gso.OFF).open();
+        try (PcapCapture capture = pcap == null ? null : new PcapCapture(pcap).attach(wire);
+             RdmaDevice dev = RdmaDevice.open(wire, DeviceConfig.defaults().withIcrcPolicy(icrc));
              CmEventChannel ch = CmEventChannel.create(dev)) {
             channel = ch;
             return run(dev);
+        } catch (java.io.IOException e) {
+            wire.close();
+            throw new java.io.UncheckedIOException("capture " + pcap + ": " + e.getMessage(), e);
         }
     }
 

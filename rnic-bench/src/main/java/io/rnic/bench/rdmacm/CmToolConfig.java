@@ -17,7 +17,9 @@ import java.net.InetAddress;
  * @param size        {@code -S}: message size
  * @param udpPort     the HCA's RoCE UDP port
  * @param icrc        the ICRC policy toward a kernel peer
+ * @param pcap        where to capture the HCA's packets ({@code --pcap}), or {@code null}
  */
 public record CmToolConfig(boolean server, InetAddress destination, InetAddress bind, String hcaIp, int port,
-                           int connections, int count, int size, int udpPort, IcrcPolicy icrc) {
+                           int connections, int count, int size, int udpPort, IcrcPolicy icrc,
+                           java.nio.file.Path pcap) {
 }

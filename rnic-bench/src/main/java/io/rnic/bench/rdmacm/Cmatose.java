@@ -46,7 +46,7 @@ public final class Cmatose extends CmTool {
 
     /** Runs to the end; the exit status. */
     public int run() throws InterruptedException {
-        return open(c.hcaIp(), c.udpPort(), c.icrc());
+        return open(c.hcaIp(), c.udpPort(), c.icrc(), c.pcap());
     }
 
     @Override

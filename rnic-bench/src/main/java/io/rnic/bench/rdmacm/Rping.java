@@ -1,9 +1,7 @@
 package io.rnic.bench.rdmacm;
 
-import io.rnic.transport.udp.UdpWire;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.DeviceConfig;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpCaps;
@@ -16,7 +14,6 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 import io.rnic.verbs.cm.CmEvent;
-import io.rnic.verbs.cm.CmEventChannel;
 import io.rnic.verbs.cm.CmEventType;
 import io.rnic.verbs.cm.CmId;
 import io.rnic.verbs.cm.ConnParam;
@@ -33,14 +30,11 @@ import java.nio.charset.StandardCharsets;
  * compares. The messages, the buffers' registration, the QP's sizes and the output lines are
  * rping's, so either side may be ours or rdma-core's.
  */
-public final class Rping {
+public final class Rping extends CmTool {
     private static final int INFO = 16; // struct rping_rdma_info: __be64 buf, __be32 rkey, __be32 size
     private static final int SQ_DEPTH = 16;
-    private static final long WAIT = 60_000_000_000L;
 
     private final RpingConfig c;
-    private final PrintStream out;
-    private final PrintStream err;
     private CompletionQueue cq;
     private QueuePair qp;
     private MemoryRegion recvMr;
@@ -51,24 +45,22 @@ public final class Rping {
     private ByteBuffer sendBuf;
     private ByteBuffer rdmaBuf;
     private ByteBuffer startBuf;
-    private CmEventChannel channel;
     private final WorkCompletion wc = new WorkCompletion();
 
     /** A run with {@code config}, printing as rping does. */
     public Rping(RpingConfig config, PrintStream out, PrintStream err) {
+        super("rping", out, err);
         this.c = config;
-        this.out = out;
-        this.err = err;
     }
 
     /** Runs to the end; the exit status (0: every ping done, or the server's client disconnected). */
     public int run() throws InterruptedException {
-        try (RdmaDevice dev = RdmaDevice.open(UdpWire.bind(c.hcaIp()).port(c.udpPort())
-                .gso(io.rnic.transport.udp.Gso.OFF).open(), DeviceConfig.defaults().withIcrcPolicy(c.icrc()));
-             CmEventChannel ch = CmEventChannel.create(dev)) {
-            channel = ch;
-            return c.server() ? server(dev) : client(dev);
-        }
+        return open(c.hcaIp(), c.udpPort(), c.icrc(), c.pcap());
+    }
+
+    @Override
+    int run(RdmaDevice dev) throws InterruptedException {
+        return c.server() ? server(dev) : client(dev);
     }
 
     private int server(RdmaDevice dev) throws InterruptedException {

@@ -18,9 +18,11 @@ import java.net.InetAddress;
  * @param debug     {@code -d}: debug lines
  * @param udpPort   the HCA's RoCE UDP port
  * @param icrc      the ICRC policy toward a kernel peer
+ * @param pcap      where to capture the HCA's packets ({@code --pcap}), or {@code null}
  */
 public record RpingConfig(boolean server, InetAddress address, InetAddress source, String hcaIp, int port, int count,
-                          int size, boolean verbose, boolean validate, boolean debug, int udpPort, IcrcPolicy icrc) {
+                          int size, boolean verbose, boolean validate, boolean debug, int udpPort, IcrcPolicy icrc,
+                          java.nio.file.Path pcap) {
     /** rping's {@code RPING_MIN_BUFSIZE}: room for "rdma-ping-%d: " with the largest int. */
     public static final int MIN_SIZE = 26;
     /** rping's {@code RPING_BUFSIZE - 1}. */

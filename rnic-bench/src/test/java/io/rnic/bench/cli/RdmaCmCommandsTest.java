@@ -133,6 +133,23 @@ class RdmaCmCommandsTest {
         assertEquals(0, server.get(60, TimeUnit.SECONDS), "the server took the next client as if nothing happened");
     }
 
+    /** {@code --pcap}: each side's capture is clean under rnic decode, and names its CM messages. */
+    @Test
+    void eachSideCapturesItsPacketsWithPcap(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String serverPcap = dir.resolve("server.pcap").toString();
+        String clientPcap = dir.resolve("client.pcap").toString();
+        Run r = run("starting server", new String[] {"udaddy", "--ip", "127.0.86.30", "-C", "3", "--pcap", serverPcap},
+                "udaddy", "-s", "127.0.86.30", "--ip", "127.0.86.31", "-C", "3", "--pcap", clientPcap);
+        assertEquals(0, r.serverStatus(), r.serverOut() + r.serverErr());
+        assertEquals(0, r.client().status(), r.client().out() + r.client().err());
+        for (String pcap : new String[] {serverPcap, clientPcap}) {
+            CliRun d = CliRun.rnic("decode", pcap);
+            assertEquals(0, d.status(), d.out());
+            assertEquals("decoded 8 packets, 0 rejected, 0 bad ICRC", d.lastLine(), "SIDR_REQ, SIDR_REP, 3 datagrams each way");
+            assertTrue(d.out().contains(" MAD(CM SIDR_REQ tid=") && d.out().contains(" MAD(CM SIDR_REP tid="), d.out());
+        }
+    }
+
     @Test
     void badOptionsAreRefusedWithExitStatus2() {
         assertEquals(2, CliRun.rnic("rping", "-a", "127.0.0.2").status(), "neither -s nor -c");
