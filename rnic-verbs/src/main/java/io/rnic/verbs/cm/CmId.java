@@ -97,12 +97,12 @@ public final class CmId implements AutoCloseable {
     private QueuePair qp;
     private int localCommId;
     private int remoteCommId;
+    private int remoteQpn;
     private long tid;
     private CmReq req;
     private SidrMessage sidrReq;
     private ConnParam offered;
     private int startingPsn;
-    private CmId listener;
     private long serviceId = -1;
     // The request or reply this side repeats until answered.
     private final byte[] pending = new byte[Mad.SIZE];
@@ -475,8 +475,6 @@ public final class CmId implements AutoCloseable {
         });
     }
 
-    private int remoteQpn;
-
     /**
      * Destroys the ID ({@code rdma_destroy_id}): answers a pending DREQ, stops listening and
      * repeating, and forgets the ID. Its QP stays the application's to destroy.
@@ -508,7 +506,6 @@ public final class CmId implements AutoCloseable {
     private CmId child(long reqTid, InetAddress from, int peerCommId) {
         CmId child = new CmId(channel, portSpace, context);
         child.agent = agent;
-        child.listener = this;
         child.tid = reqTid;
         child.peerIp = from;
         child.remoteCommId = peerCommId;
