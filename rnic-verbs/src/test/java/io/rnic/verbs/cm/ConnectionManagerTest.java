@@ -501,4 +501,30 @@ class ConnectionManagerTest {
             assertTrue(repeats > 0, "the loss did hit the CM's messages");
         }
     }
+
+    /** Several event channels (applications) on one device share its QP1: each ID reports to its own channel. */
+    @Test
+    void twoEventChannelsOnOneDeviceShareItsQp1AndEachHearsOnlyItsOwnIds() throws Exception {
+        try (Pair p = new Pair(18, PortSpace.TCP)) {
+            CmEventChannel other = CmEventChannel.create(p.server);
+            CmId second = other.createId(PortSpace.TCP, "second");
+            second.bindAddr(new InetSocketAddress("10.0.0.2", PORT + 7));
+            second.listen(1);
+            CmId c1 = p.resolvedClient(PortSpace.TCP, QpInitAttributes.rc(p.ccq, p.ccq));
+            c1.connect(null);
+            CmId c2 = p.resolved(PortSpace.TCP, PORT + 7);
+            c2.createQp(p.cpd, QpInitAttributes.rc(p.ccq, p.ccq));
+            c2.connect(null);
+            CmEvent toFirst = next(p.sch);
+            CmEvent toSecond = next(other);
+            assertEquals(p.listener, toFirst.listenId());
+            assertEquals(second, toSecond.listenId());
+            assertNull(p.sch.pollEvent(), "the second application's request did not reach the first");
+            p.acceptAndEstablish(toFirst);
+            toSecond.id().createQp(p.spd, QpInitAttributes.rc(p.scq, p.scq));
+            toSecond.id().accept(null);
+            assertEquals(CmEventType.ESTABLISHED, next(p.cch).type());
+            assertEquals(CmEventType.ESTABLISHED, next(other).type());
+        }
+    }
 }
