@@ -386,7 +386,7 @@ final class CmAgent {
             send(from, scratch);
             return;
         }
-        listener.onConnectRequest(req, tid, from);
+        listener.onConnectRequest(this, req, tid, from);
     }
 
     private void onSidrReq(SidrMessage req, long tid, InetAddress from) {
@@ -402,7 +402,7 @@ final class CmAgent {
             send(from, scratch);
             return;
         }
-        listener.onSidrRequest(req, tid, from);
+        listener.onSidrRequest(this, req, tid, from);
     }
 
     /** The device's own IPv4 or IPv6 address. */

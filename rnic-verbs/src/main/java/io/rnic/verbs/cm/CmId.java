@@ -104,6 +104,9 @@ public final class CmId implements AutoCloseable {
     private ConnParam offered;
     private int startingPsn;
     private long serviceId = -1;
+    /** The agents a listener listens on: its device's, or every device of the channel for a wildcard address. */
+    private final java.util.List<CmAgent> listening = new java.util.ArrayList<>();
+    private boolean wildcard;
     // The request or reply this side repeats until answered.
     private final byte[] pending = new byte[Mad.SIZE];
     private boolean pendingValid;
@@ -178,7 +181,8 @@ public final class CmId implements AutoCloseable {
 
     /**
      * Binds the ID to a local address ({@code rdma_bind_addr}): the device with that address, or
-     * the channel's first device for a wildcard address.
+     * for a wildcard address every device of the channel (a listener then hears requests to any of
+     * them, as librdmacm's does; an active ID uses the first).
      *
      * @param address the local address and port (port 0 picks one)
      * @throws IllegalArgumentException if no device of the channel has the address
@@ -191,8 +195,9 @@ public final class CmId implements AutoCloseable {
             throw new IllegalArgumentException("no device of " + channel + " has address " + address.getAddress());
         }
         agent = CmAgent.of(d);
+        wildcard = address.getAddress().isAnyLocalAddress();
         int port = address.getPort() == 0 ? agent.call(() -> 1024 + agent.random.nextInt(60000)) : address.getPort();
-        localAddress = new InetSocketAddress(agent.address(), port);
+        localAddress = new InetSocketAddress(wildcard ? address.getAddress() : agent.address(), port);
         state = State.ADDR_BOUND;
     }
 
@@ -206,7 +211,17 @@ public final class CmId implements AutoCloseable {
     public void listen(int backlog) {
         requireState(State.ADDR_BOUND, "listen");
         serviceId = portSpace.serviceId(localAddress.getPort());
-        agent.run(() -> agent.listen(serviceId, this));
+        java.util.List<CmAgent> agents = wildcard ? channel.devices().stream().map(CmAgent::of).toList()
+                : java.util.List.of(agent);
+        try {
+            for (CmAgent a : agents) {
+                a.run(() -> a.listen(serviceId, this));
+                listening.add(a);
+            }
+        } catch (RuntimeException e) {
+            stopListening();
+            throw e;
+        }
         state = State.LISTEN;
     }
 
@@ -490,63 +505,69 @@ public final class CmId implements AutoCloseable {
                     sendDrep();
                 }
                 cancelTimer();
-                if (serviceId >= 0 && state == State.LISTEN) {
-                    agent.unlisten(serviceId, this);
-                }
                 agent.forget(this, localCommId);
-                state = State.DESTROYED;
             });
+            stopListening();
         }
         state = State.DESTROYED;
+    }
+
+    private void stopListening() {
+        for (CmAgent a : listening) {
+            a.run(() -> a.unlisten(serviceId, this));
+        }
+        listening.clear();
     }
 
     // ---- messages, on the protocol thread ----
 
     /** The new ID a request to this listener makes: the peer's, answering with the request's TID. */
-    private CmId child(long reqTid, InetAddress from, int peerCommId) {
+    private CmId child(CmAgent at, long reqTid, InetAddress from, int peerCommId) {
         CmId child = new CmId(channel, portSpace, context);
-        child.agent = agent;
+        child.agent = at;
         child.tid = reqTid;
         child.peerIp = from;
         child.remoteCommId = peerCommId;
-        child.localCommId = agent.newLocalId(child);
-        agent.answering(child, from, peerCommId);
+        child.localCommId = at.newLocalId(child);
+        at.answering(child, from, peerCommId);
         return child;
     }
 
-    void onConnectRequest(CmReq r, long reqTid, InetAddress from) {
+    /** A REQ to this listener, arriving on {@code at}'s device. */
+    void onConnectRequest(CmAgent at, CmReq r, long reqTid, InetAddress from) {
         byte[] pd = r.privateData();
         if (portSpace != PortSpace.IB && !CmaHeader.valid(pd)) {
-            CmReply.rej(0, r.localCommId(), 0, REJ_CONSUMER_DEFINED, null).encode(agent.scratch(), reqTid);
-            agent.send(from, agent.scratch());
+            CmReply.rej(0, r.localCommId(), 0, REJ_CONSUMER_DEFINED, null).encode(at.scratch(), reqTid);
+            at.send(from, at.scratch());
             return;
         }
-        CmId child = child(reqTid, from, r.localCommId());
+        CmId child = child(at, reqTid, from, r.localCommId());
         child.req = r;
         child.remoteQpn = r.localQpn();
-        child.localAddress = localAddress;
+        child.localAddress = new InetSocketAddress(at.address(), localAddress.getPort());
         byte[] user = pd;
         if (portSpace != PortSpace.IB) {
             child.remoteAddress = CmaHeader.source(pd);
             child.localAddress = new InetSocketAddress(CmaHeader.destination(pd), localAddress.getPort());
             user = CmaHeader.user(pd);
         }
-        var limits = agent.device.queryDevice();
+        var limits = at.device.queryDevice();
         child.offered = new ConnParam(user, Math.min(r.initiatorDepth(), limits.maxQpRdAtom()),
                 Math.min(r.responderResources(), limits.maxQpInitRdAtom()), r.retryCount(), r.rnrRetryCount(), r.srq());
         child.state = State.CONNECT_REQUEST;
         channel.deliver(new CmEvent(CmEventType.CONNECT_REQUEST, child, this, 0, child.offered, null));
     }
 
-    void onSidrRequest(SidrMessage r, long reqTid, InetAddress from) {
+    /** A SIDR_REQ to this listener, arriving on {@code at}'s device. */
+    void onSidrRequest(CmAgent at, SidrMessage r, long reqTid, InetAddress from) {
         byte[] pd = r.privateData();
         if (!CmaHeader.valid(pd)) {
             SidrMessage.reply(r.requestId(), r.serviceId(), SidrMessage.STATUS_REJECT, 0, 0, null)
-                    .encode(agent.scratch(), reqTid);
-            agent.send(from, agent.scratch());
+                    .encode(at.scratch(), reqTid);
+            at.send(from, at.scratch());
             return;
         }
-        CmId child = child(reqTid, from, r.requestId());
+        CmId child = child(at, reqTid, from, r.requestId());
         child.sidrReq = r;
         child.remoteAddress = CmaHeader.source(pd);
         child.localAddress = new InetSocketAddress(CmaHeader.destination(pd), localAddress.getPort());

@@ -527,4 +527,43 @@ class ConnectionManagerTest {
             assertEquals(CmEventType.ESTABLISHED, next(other).type());
         }
     }
+
+    /** A listener bound to the wildcard address hears requests to every device of its channel, as librdmacm's. */
+    @Test
+    void aWildcardListenerHearsEveryDeviceOfItsChannelAndEachConnectionUsesItsOwn() throws Exception {
+        SimNetwork net = new SimNetwork(19);
+        try (net; RdmaDevice client = RdmaDevice.open(net.attach("10.0.0.1"));
+             RdmaDevice s1 = RdmaDevice.open(net.attach("10.0.0.2")); RdmaDevice s2 = RdmaDevice.open(net.attach("10.0.0.3"))) {
+            CmEventChannel sch = CmEventChannel.create(s1, s2);
+            CmId any = sch.createId(PortSpace.TCP, null);
+            any.bindAddr(new InetSocketAddress("0.0.0.0", PORT));
+            any.listen(4);
+            CmEventChannel cch = CmEventChannel.create(client);
+            ProtectionDomain cpd = client.allocPd();
+            CompletionQueue ccq = client.createCq(16);
+            for (String server : new String[] {"10.0.0.2", "10.0.0.3"}) {
+                CmId c = cch.createId(PortSpace.TCP, null);
+                c.resolveAddr(null, new InetSocketAddress(server, PORT), 2000);
+                next(cch);
+                c.resolveRoute(2000);
+                next(cch);
+                c.createQp(cpd, QpInitAttributes.rc(ccq, ccq));
+                c.connect(null);
+                CmEvent req = next(sch);
+                assertEquals(any, req.listenId());
+                RdmaDevice at = req.id().device();
+                assertEquals(server, at.gid().toInetAddress().getHostAddress(), "the request's own device");
+                assertEquals(server, req.id().localAddress().getAddress().getHostAddress());
+                CompletionQueue cq = at.createCq(16);
+                req.id().createQp(at.allocPd(), QpInitAttributes.rc(cq, cq));
+                req.id().accept(null);
+                assertEquals(CmEventType.ESTABLISHED, next(cch).type());
+                assertEquals(CmEventType.ESTABLISHED, next(sch).type());
+            }
+            any.close();
+            CmId again = sch.createId(PortSpace.TCP, null);
+            again.bindAddr(new InetSocketAddress("10.0.0.3", PORT));
+            again.listen(1); // closing the wildcard listener freed the port on every device
+        }
+    }
 }
