@@ -121,7 +121,7 @@ final class CmExchange implements AutoCloseable {
     private CmId connect(QpMaker maker, QueuePair existing) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT;
         for (;;) {
-            CmId id = channel.createId(PortSpace.TCP, null);
+            CmId id = channel.createId(existing != null ? testSpace() : PortSpace.TCP, null);
             id.resolveAddr(null, new InetSocketAddress(serverAddress(), config.tcpPort()), 2000);
             next(CmEventType.ADDR_RESOLVED, id);
             id.resolveRoute(2000);
@@ -140,7 +140,10 @@ final class CmExchange implements AutoCloseable {
             if (e != null && e.type() == CmEventType.ESTABLISHED) {
                 return id;
             }
-            if (e == null || e.type() != CmEventType.REJECTED || System.nanoTime() > deadline) {
+            // Not listening yet answers a REQ with a REJ, a SIDR_REQ with "unsupported" (UNREACHABLE).
+            boolean notYet = e != null && (e.type() == CmEventType.REJECTED || e.type() == CmEventType.UNREACHABLE
+                    && e.status() != CmEvent.ETIMEDOUT);
+            if (!notYet || System.nanoTime() > deadline) {
                 throw new IllegalStateException("rdma_cm connection to " + config.server() + ":" + config.tcpPort()
                         + " failed: " + (e == null ? "no event" : e.type() + " status " + e.status()));
             }
@@ -155,6 +158,11 @@ final class CmExchange implements AutoCloseable {
             }
             Thread.sleep(100);
         }
+    }
+
+    /** The test QPs' port space: TCP for connected QPs, UDP (SIDR) for UD, as perftest's rdma_cm_allocate_nodes. */
+    private PortSpace testSpace() {
+        return config.type() == io.rnic.verbs.QpType.UD ? PortSpace.UDP : PortSpace.TCP;
     }
 
     private InetAddress serverAddress() {
@@ -188,7 +196,7 @@ final class CmExchange implements AutoCloseable {
      */
     void connectTestQps(java.io.DataInputStream in, OutputStream o) throws IOException, InterruptedException {
         if (!client) { // listen before the handshake, so that the client never finds no one there
-            testListener = channel.createId(PortSpace.TCP, null);
+            testListener = channel.createId(testSpace(), null);
             testListener.bindAddr(new InetSocketAddress(side.device.gid().toInetAddress(), config.tcpPort()));
             testListener.listen(side.qps.size());
         }

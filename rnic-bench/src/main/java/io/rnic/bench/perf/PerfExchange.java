@@ -94,7 +94,8 @@ final class PerfExchange {
             peers.add(parse(swapFixed(client, in, o, format(ci, side), RECORD)));
         }
         if (cm != null) {
-            side.adoptPeers(peers); // the connection manager connected the QPs
+            // the connection manager connected the QPs
+            side.adoptPeers(peers, config.udpPort(), io.rnic.verbs.cm.CmId.UDP_QKEY);
         } else {
             side.connect(mine, peers, config.udpPort(), pathMtu);
         }

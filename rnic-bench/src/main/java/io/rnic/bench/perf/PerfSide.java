@@ -53,6 +53,8 @@ final class PerfSide implements AutoCloseable {
     static final int CYCLE_BUFFER = 4096;
     private final List<ConnectionInfo> remote = new ArrayList<>();
     private final List<AddressHandle> handles = new ArrayList<>();
+    /** The Q_Key UD sends carry: perftest's, or rdma_cm's once the connection manager readied the QPs. */
+    private int udQkey = QKEY;
     private final SendWorkRequest swr = new SendWorkRequest();
     private final RecvWorkRequest rwr = new RecvWorkRequest();
     private final WorkCompletion[] wcs = new WorkCompletion[64];
@@ -169,11 +171,17 @@ final class PerfSide implements AutoCloseable {
      * Records the peer's QPs without connecting this side's: with {@code -R} the connection
      * manager has connected them, and the records only tell where the peer's buffers are.
      */
-    void adoptPeers(List<ConnectionInfo> peers) {
+    void adoptPeers(List<ConnectionInfo> peers, int peerUdpPort, int qkey) {
         if (peers.size() != qps.size()) {
             throw new IllegalStateException("the peer has " + peers.size() + " QPs, this side " + qps.size());
         }
         remote.addAll(peers);
+        if (config.type() == QpType.UD) { // SIDR readied the QPs with rdma_cm's Q_Key; address the peer's
+            udQkey = qkey;
+            for (ConnectionInfo peer : peers) {
+                handles.add(pd.createAddressHandle(AddressVector.of(peer.gid().toInetAddress()).withPort(peerUdpPort)));
+            }
+        }
     }
 
     private long sendArea(int qp) {
@@ -265,7 +273,7 @@ final class PerfSide implements AutoCloseable {
             }
             case SEND -> {
                 if (config.type() == QpType.UD) {
-                    swr.ud(handles.get(q), peer.qpn(), QKEY);
+                    swr.ud(handles.get(q), peer.qpn(), udQkey);
                 }
             }
         }
