@@ -215,11 +215,11 @@ public final class PerfCommand extends ParsedCommand {
                 args.flag("--report_gbits"), args.flag("--json"), server, loopback, sim, seed, serverIp, clientIp,
                 udpPort, tcpPort, icrc, threading, idle, WireOptions.gso(args, io.rnic.transport.udp.Gso.AUTO),
                 args.intValue("--warmup", 0, 600).orElse(2), args.flag("--counters"), args.intValue("--rnr_retry", 0, 7).orElse(7),
-                slow, channel, rdmaCm(args, loopback, type, channel, test));
+                slow, channel, rdmaCm(args, loopback, type, channel));
     }
 
-    /** {@code -R}: perftest over rdma_cm, two processes; UD for send_bw only. */
-    private static boolean rdmaCm(ParsedArgs args, boolean loopback, QpType type, boolean channel, PerfTest test)
+    /** {@code -R}: perftest over rdma_cm, two processes. */
+    private static boolean rdmaCm(ParsedArgs args, boolean loopback, QpType type, boolean channel)
             throws UsageException {
         if (!args.flag("--rdma_cm")) {
             return false;
@@ -229,10 +229,6 @@ public final class PerfCommand extends ParsedCommand {
         }
         if (channel) {
             throw new UsageException("-R does not take --credit-channel");
-        }
-        if (type == QpType.UD && test.latency()) {
-            // perftest's UD -R latency sends the client's QP number over the test QP for the server's AH
-            throw new UsageException("-R with -c UD is supported for send_bw, not the latency tests");
         }
         return true;
     }

@@ -58,6 +58,8 @@ final class CmExchange implements AutoCloseable {
     private MemoryRegion sendMr;
     private MemoryRegion recvMr;
     private final WorkCompletion wc = new WorkCompletion();
+    /** The peer's QP as the last SIDR resolved it (UD test QPs), else null. */
+    private io.rnic.verbs.cm.UdParam lastUd;
 
     private CmExchange(PerfSide side, PerfConfig config, boolean client) {
         this.side = side;
@@ -138,6 +140,7 @@ final class CmExchange implements AutoCloseable {
                 e = channel.getEvent(WAIT);
             }
             if (e != null && e.type() == CmEventType.ESTABLISHED) {
+                lastUd = e.ud();
                 return id;
             }
             // Not listening yet answers a REQ with a REJ, a SIDR_REQ with "unsupported" (UNREACHABLE).
@@ -204,10 +207,18 @@ final class CmExchange implements AutoCloseable {
         for (QueuePair q : side.qps) {
             if (client) {
                 testIds.add(connect(null, q));
+                if (udNeedsQpNumber()) {
+                    sendQpNumber(q);
+                }
             } else {
                 CmEvent e = next(CmEventType.CONNECT_REQUEST, null);
                 e.id().attachQp(q);
+                MemoryRegion grh = udNeedsQpNumber() ? postQpNumberReceive(q) : null;
                 e.id().accept(param(true));
+                if (grh != null) {
+                    awaitQpNumber();
+                    grh.close();
+                }
                 testIds.add(e.id());
             }
         }
@@ -215,6 +226,32 @@ final class CmExchange implements AutoCloseable {
             testListener.close();
         }
         handshake(in, o);
+    }
+
+    /**
+     * perftest's UD latency over {@code -R}: SIDR gives the client the server's QP, but the server
+     * learns the client's from a SEND with immediate (its QP number) the client sends first
+     * ({@code send_qp_num_for_ah}, {@code rdma_cm_initialize_ud_connection_parameters}).
+     */
+    private boolean udNeedsQpNumber() {
+        return config.type() == io.rnic.verbs.QpType.UD && config.test().latency();
+    }
+
+    private void sendQpNumber(QueuePair q) throws IOException {
+        sendBuf.putInt(0, Integer.reverseBytes(q.qpn())); // perftest memcpy's its host-order qp_num
+        q.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.SEND_WITH_IMM).signaled(true).imm(q.qpn())
+                .sge(sendMr.address(), 4, sendMr.lkey()).ud(lastUd.ah(), lastUd.qpNum(), lastUd.qkey()));
+        await(side.cq, "QP-number send");
+    }
+
+    private MemoryRegion postQpNumberReceive(QueuePair q) {
+        MemoryRegion grh = side.pd.registerMemory(ByteBuffer.allocateDirect(40 + 4), AccessFlags.LOCAL_WRITE);
+        q.postRecv(new RecvWorkRequest().wrId(3).sge(grh.address(), 40 + 4, grh.lkey()));
+        return grh;
+    }
+
+    private void awaitQpNumber() throws IOException {
+        await(side.cq, "QP-number receive");
     }
 
     private void handshake(java.io.DataInputStream in, OutputStream o) throws IOException {
