@@ -72,32 +72,16 @@ public final class CompletionChannel {
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     public CompletionQueue getEvent(long timeoutNanos) throws InterruptedException {
-        RdmaDevice simulated = virtualTime();
-        if (simulated != null) {
-            // The thread that waits is the one that runs the simulated network: run it.
-            simulated.wire().runUntil(this::hasEvent, timeoutNanos);
-            return pollEvent();
+        RdmaDevice driven = virtualTime();
+        if (driven == null) {
+            driven = callerDriven();
         }
-        RdmaDevice driver = callerDriven();
-        if (driver == null) {
+        if (driven == null) {
             return waitForEvent(timeoutNanos);
         }
-        // The device moves only when this thread drives it: run its duty cycles while waiting.
-        long deadline = System.nanoTime() + timeoutNanos;
-        for (;;) {
-            CompletionQueue cq = pollEvent();
-            if (cq != null) {
-                return cq;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return null;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            driver.progress(Math.min(left, 1_000_000));
-        }
+        // This thread is what moves the device (the simulated network, or a caller-driven agent).
+        driven.driveUntil(this::hasEvent, timeoutNanos);
+        return pollEvent();
     }
 
     /** The device of a registered CQ on a virtual-time wire (the simulated network), or null. */

@@ -9,8 +9,6 @@ public final class CompletionQueue implements AutoCloseable {
     private final RdmaDevice device;
     final io.rnic.core.transport.CompletionQueue core;
     private final CompletionChannel channel;
-    /** A blocking duty cycle wakes at least this often to look at the clock. */
-    private static final long MAX_DRIVE_WAIT_NANOS = 1_000_000;
     private final boolean callerDriven;
     private final boolean virtualTime;
     private volatile boolean closed;
@@ -71,24 +69,10 @@ public final class CompletionQueue implements AutoCloseable {
      */
     public boolean await(long timeoutNanos) throws InterruptedException {
         checkOpen();
-        if (virtualTime) {
-            return device.wire().runUntil(() -> core.size() > 0, timeoutNanos);
-        }
-        if (!callerDriven) {
+        if (!virtualTime && !callerDriven) {
             return core.await(timeoutNanos);
         }
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (core.size() == 0) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            device.progress(Math.min(left, MAX_DRIVE_WAIT_NANOS));
-        }
-        return true;
+        return device.driveUntil(() -> core.size() > 0, timeoutNanos);
     }
 
     /**

@@ -337,6 +337,42 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /**
+     * Waits until {@code ready} holds, moving the device meanwhile if this thread is what moves
+     * it: on the simulated network it runs the network in virtual time, on a caller-driven device
+     * it runs duty cycles. A device with a thread of its own moves without help, so the call
+     * returns at once with {@code ready}'s value and the caller waits its own way.
+     *
+     * @param ready        the condition
+     * @param timeoutNanos how long to wait at most (virtual nanoseconds on the simulated network)
+     * @return whether {@code ready} holds
+     * @throws InterruptedException if the thread is interrupted while it drives the device
+     */
+    public boolean driveUntil(java.util.function.BooleanSupplier ready, long timeoutNanos)
+            throws InterruptedException {
+        if (wire.virtualTime()) {
+            return wire.runUntil(ready, timeoutNanos);
+        }
+        if (!wire.callerDriven()) {
+            return ready.getAsBoolean();
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (!ready.getAsBoolean()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            wire.progress(Math.min(left, MAX_DRIVE_WAIT_NANOS));
+        }
+        return true;
+    }
+
+    /** A blocking duty cycle wakes at least this often to look at the clock and the condition. */
+    private static final long MAX_DRIVE_WAIT_NANOS = 1_000_000;
+
+    /**
      * Tells whether the device's wire is driven by the application's thread (see
      * {@link #progress}), rather than by a thread of its own.
      *

@@ -119,9 +119,13 @@ final class CmAgent {
     /** Runs {@code work} on {@code device}'s protocol thread and returns its result. */
     static <T> T callOn(RdmaDevice device, Supplier<T> work) {
         Scheduler s = device.wire().scheduler();
-        if (s.inOwnerThread() || device.isCallerDriven() || device.wire().virtualTime()) {
-            // A caller-driven or simulated device runs on the application's thread: this is it.
-            return work.get();
+        if (s.inOwnerThread() || device.wire().virtualTime()) {
+            return work.get(); // the simulated network runs on the application's thread: this is it
+        }
+        if (device.isCallerDriven()) {
+            throw new IllegalStateException("device " + device.gid() + " is driven by the thread that created its"
+                    + " agent (invoker threading); use the connection manager from that thread, not "
+                    + Thread.currentThread().getName());
         }
         CompletableFuture<T> f = new CompletableFuture<>();
         s.execute(() -> {

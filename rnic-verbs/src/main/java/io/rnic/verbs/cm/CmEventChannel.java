@@ -79,28 +79,10 @@ public final class CmEventChannel implements AutoCloseable {
             return e;
         }
         for (RdmaDevice d : devices) {
-            if (d.wire().virtualTime()) {
-                d.wire().runUntil(this::hasEvent, timeoutNanos);
+            if (d.wire().virtualTime() || d.isCallerDriven()) {
+                // This thread is what moves the device: drive it while waiting.
+                d.driveUntil(this::hasEvent, timeoutNanos);
                 return pollEvent();
-            }
-        }
-        for (RdmaDevice d : devices) {
-            if (d.isCallerDriven()) {
-                long deadline = System.nanoTime() + timeoutNanos;
-                for (;;) {
-                    e = pollEvent();
-                    if (e != null) {
-                        return e;
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return null;
-                    }
-                    if (Thread.interrupted()) {
-                        throw new InterruptedException();
-                    }
-                    d.progress(Math.min(left, 1_000_000));
-                }
             }
         }
         synchronized (this) {
