@@ -118,6 +118,54 @@ public final class Connections {
     }
 
     /**
+     * Moves an RD QP from RESET through INIT (P_Key index 0, port 1, {@code qkey}, {@code access})
+     * and RTR to RTS. It has no PSN, path or retry counts: those are its EE contexts'.
+     *
+     * @param qp     an RD QP in RESET
+     * @param qkey   the Q_Key requests to it must carry (and its own when a work request asks)
+     * @param access the remote operations it allows ({@link AccessFlags})
+     * @throws IllegalArgumentException if {@code qp} is not an RD QP or refuses a transition
+     */
+    public static void readyRd(QueuePair qp, int qkey, int access) {
+        if (qp.type() != QpType.RD) {
+            throw new IllegalArgumentException("readyRd is for RD QPs; " + qp + " is " + qp.type());
+        }
+        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).qkey(qkey).accessFlags(access));
+        qp.modify(new QpAttributes().state(QpState.RTR));
+        qp.modify(new QpAttributes().state(QpState.RTS));
+    }
+
+    /**
+     * Brings EE context {@code eec}, in RESET, to RTS, its peer being context {@code peerEecn} of
+     * the device at {@code peer} (UDP port {@code peerPort}): receive PSN {@code peerPsn} (the
+     * peer's first), send PSN {@code psn}, and {@code o}'s MTU, timers, retry counts and
+     * READ/atomic depths (its access flags and RNR timer are the RD QPs').
+     *
+     * @throws IllegalArgumentException if the context refuses a transition
+     */
+    public static void connectEeContext(EeContext eec, int psn, java.net.InetAddress peer, int peerPort, int peerEecn,
+                                        int peerPsn, RcOptions o) {
+        eec.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1));
+        eec.modify(new QpAttributes().state(QpState.RTR).av(AddressVector.of(peer).withPort(peerPort)).pathMtu(o.mtu())
+                .destQpn(peerEecn).rqPsn(peerPsn).maxDestRdAtomic(o.maxDestRdAtomic()));
+        eec.modify(new QpAttributes().state(QpState.RTS).sqPsn(psn & 0xFFFFFF).timeout(o.timeout())
+                .retryCnt(o.retryCnt()).rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic()));
+    }
+
+    /**
+     * Connects two EE contexts in one process to each other (each in RESET), {@code a} sending
+     * from {@code psnA} and {@code b} from {@code psnB}.
+     *
+     * @throws IllegalArgumentException if a context refuses a transition
+     */
+    public static void connectEeContexts(EeContext a, int psnA, EeContext b, int psnB, RcOptions o) {
+        var wa = a.device().wire().localAddress();
+        var wb = b.device().wire().localAddress();
+        connectEeContext(a, psnA, wb.getAddress(), wb.getPort(), b.eecn(), psnB, o);
+        connectEeContext(b, psnB, wa.getAddress(), wa.getPort(), a.eecn(), psnA, o);
+    }
+
+    /**
      * Connects two QPs in one process to each other, each exposing its region to the other: the
      * out-of-band exchange without the socket, for tests and examples.
      *

@@ -151,7 +151,24 @@ public enum Counter {
     /** READ responses placed ahead of the expected response PSN (seed 002). */
     OOO_READ_RESPONSES("ooo_read_responses"),
     /** Smaller READ requests sent to fetch only the missing pieces of a READ's responses (seed 002). */
-    SELECTIVE_REREADS("selective_rereads");
+    SELECTIVE_REREADS("selective_rereads"),
+    /**
+     * RD requests NAKed Invalid RD Request because the QP their BTH names is not an RD QP able to
+     * receive, or a middle or last packet names another QP than its message's first (9.7.8.1).
+     */
+    RD_INVALID_REQUESTS("rd_invalid_requests"),
+    /** RD requests NAKed Invalid RD Request because their QP and EE context are in different RDDs. */
+    RD_RDD_VIOLATIONS("rd_rdd_violations"),
+    /** RD messages abandoned for an error of their QP, the EE context carrying on (9.7.8.5). */
+    RD_MESSAGES_ABANDONED("rd_messages_abandoned"),
+    /** RD messages suspended by an RNR NAK, to restart as new messages after the timer (9.7.8.5). */
+    RD_MESSAGES_SUSPENDED("rd_messages_suspended"),
+    /** RESYNCs this HCA's EE contexts sent that were acknowledged (9.7.3.2.2). */
+    RD_RESYNCS_COMPLETED("rd_resyncs_completed"),
+    /** RESYNCs accepted by this HCA's EE contexts as responders (PSNs moved, message in progress dropped). */
+    RD_RESYNCS_RECEIVED("rd_resyncs_received"),
+    /** Suspended RD messages that a RESYNC's MSN showed the responder had completed (9.7.8.6.1, "+2"). */
+    RD_SUSPENDED_FOUND_COMPLETE("rd_suspended_found_complete");
 
     private final String rxeName;
 

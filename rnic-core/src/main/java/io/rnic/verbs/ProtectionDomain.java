@@ -139,6 +139,9 @@ public final class ProtectionDomain implements AutoCloseable {
         if (init == null) {
             throw new IllegalArgumentException("QP init attributes are required");
         }
+        if (init.type() == QpType.RD) {
+            throw new IllegalArgumentException("an RD QP belongs to a reliable datagram domain too: createRdQp(init, rdd)");
+        }
         init.sendCq().checkOpen();
         if (init.recvCq() != null) {
             init.recvCq().checkOpen();
@@ -150,6 +153,42 @@ public final class ProtectionDomain implements AutoCloseable {
         QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core,
                 init.recvCq() == null ? null : init.recvCq().core,
                 init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
+        QueuePair created = new QueuePair(device, this, init, qp);
+        device.remember(created);
+        return created;
+    }
+
+    /**
+     * Creates a reliable datagram QP in this PD and reliable datagram domain {@code rdd} (seed
+     * 001 §9.7.8): it sends each message through the EE context of {@code rdd} that its work
+     * request names ({@link SendWorkRequest#rd}), to any RD QP behind that context's peer, and
+     * receives from any context of {@code rdd}, checking the Q_Key as a UD QP does. Bring it up
+     * with {@link Connections#readyRd}: INIT with a Q_Key and access flags, then RTR and RTS
+     * with no PSN (its contexts have those).
+     *
+     * @param init the QP's CQs, queue sizes and SRQ; its type must be {@link QpType#RD}
+     * @param rdd  the reliable datagram domain, of this PD's device
+     * @return the new QP, in RESET
+     * @throws IllegalArgumentException if {@code init} is not an RD QP's, or names objects of
+     *     another device, or asks for more than the device's limits
+     * @throws IllegalStateException if the PD, the domain, the device or a CQ is closed
+     */
+    public QueuePair createRdQp(QpInitAttributes init, ReliableDatagramDomain rdd) {
+        checkOpen();
+        device.checkOpen();
+        if (init == null || init.type() != QpType.RD || rdd == null) {
+            throw new IllegalArgumentException("createRdQp takes RD QP init attributes (type RD) and a reliable "
+                    + "datagram domain");
+        }
+        rdd.checkOpen();
+        init.sendCq().checkOpen();
+        init.recvCq().checkOpen();
+        if (init.sendCq().device() != device || init.recvCq().device() != device || rdd.device() != device
+                || (init.srq() != null && init.srq().pd().device() != device)) {
+            throw new IllegalArgumentException("the QP's CQs, SRQ and RDD must belong to its device " + device);
+        }
+        QpContext qp = QpContext.createRd(device.hca(), core, init.sendCq().core, init.recvCq().core, init.caps(),
+                init.srq() == null ? null : init.srq().core, init.signalAll(), rdd.core);
         QueuePair created = new QueuePair(device, this, init, qp);
         device.remember(created);
         return created;

@@ -56,6 +56,20 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     }
 
     /**
+     * A reliable datagram QP ({@link ProtectionDomain#createRdQp}) with default queue sizes,
+     * only signaled send WRs completing, and no end-to-end credits (RD has none: 9.7.8.3.1).
+     *
+     * @param sendCq where send completions go
+     * @param recvCq where receive completions go
+     * @return the attributes
+     * @throws IllegalArgumentException if a CQ is null
+     */
+    public static QpInitAttributes rd(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new QpInitAttributes(QpType.RD, sendCq, recvCq, QpCaps.defaults(), false, false);
+    }
+
+
+    /**
      * As the canonical constructor, without an SRQ: the QP has a receive queue of its own.
      *
      * @param type      the transport (RC, UC, UD or XRC_SEND)

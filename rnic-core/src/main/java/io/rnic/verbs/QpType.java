@@ -17,7 +17,14 @@ public enum QpType {
     /** XRC initiator (send) side, the kernel's XRC_INI. */
     XRC_SEND(9),
     /** XRC target (receive) side, the kernel's XRC_TGT. */
-    XRC_RECV(10);
+    XRC_RECV(10),
+    /**
+     * Reliable Datagram (seed 001 §9.7.8): a QP of a reliable datagram domain that sends each
+     * message through the EE context its work request names, to any RD QP of that context's
+     * node, and receives from any EE context of its domain. libibverbs has no RD; 16 is rnic's
+     * value, above every {@code ibv_qp_type}.
+     */
+    RD(16);
 
     private static final QpType[] ALL = values();
 
@@ -49,6 +56,6 @@ public enum QpType {
                 return t;
             }
         }
-        throw new IllegalArgumentException("QP type " + value + " is not supported (GSI 1, RC 2, UC 3, UD 4, XRC_SEND 9, XRC_RECV 10)");
+        throw new IllegalArgumentException("QP type " + value + " is not supported (GSI 1, RC 2, UC 3, UD 4, XRC_SEND 9, XRC_RECV 10, RD 16)");
     }
 }

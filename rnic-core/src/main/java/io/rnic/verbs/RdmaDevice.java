@@ -33,6 +33,7 @@ public final class RdmaDevice implements AutoCloseable {
     private final DeviceConfig config;
     private final AtomicInteger nextPd = new AtomicInteger(1);
     private final AtomicInteger nextXrcd = new AtomicInteger(1);
+    private final AtomicInteger nextRdd = new AtomicInteger(1);
     private final java.util.Map<String, io.rnic.core.transport.XrcDomainContext> xrcDomains = new java.util.HashMap<>();
     private final AtomicInteger nextCq = new AtomicInteger(1);
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
@@ -200,6 +201,18 @@ public final class RdmaDevice implements AutoCloseable {
     public ProtectionDomain allocPd() {
         checkOpen();
         return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
+    }
+
+    /**
+     * Allocates a reliable datagram domain ({@code AllocateRDD}, IBA 11.2.1.7) for RD QPs and
+     * the EE contexts that carry their messages.
+     *
+     * @return the new domain
+     * @throws IllegalStateException if the device is closed
+     */
+    public ReliableDatagramDomain allocRdd() {
+        checkOpen();
+        return new ReliableDatagramDomain(this, new io.rnic.core.transport.RddContext(nextRdd.getAndIncrement()));
     }
 
     /**

@@ -27,6 +27,7 @@ public final class SendWorkRequest extends WorkRequest {
     int remoteQpn;
     int remoteQkey;
     int remoteSrqn = NO_SRQ;
+    int eecn;
     long flushLength;
     int bindMwKey;
     int bindMrKey;
@@ -67,6 +68,7 @@ public final class SendWorkRequest extends WorkRequest {
         remoteQpn = 0;
         remoteQkey = 0;
         remoteSrqn = NO_SRQ;
+        eecn = 0;
         flushLength = 0;
         flushPlacement = 0;
         flushSelectivity = 0;
@@ -419,6 +421,37 @@ public final class SendWorkRequest extends WorkRequest {
         this.remoteQpn = remoteQpn;
         this.remoteQkey = remoteQkey;
         return this;
+    }
+
+    /**
+     * The destination of a reliable datagram (RD) work request (seed 001 §9.7.8.2.1): the local
+     * EE context that carries the message, the remote RD QP and the Q_Key. The context must be of
+     * the QP's reliable datagram domain; a Q_Key with its high-order bit set asks for the sending
+     * QP's own. Required on an {@link QpType#RD} QP, ignored by other types.
+     *
+     * @param eec the local EE context
+     * @param remoteQpn the destination RD QP number on the context's peer node
+     * @param remoteQkey the Q_Key
+     * @return {@code this}
+     * @throws IllegalArgumentException if {@code eec} is null
+     */
+    public SendWorkRequest rd(EeContext eec, int remoteQpn, int remoteQkey) {
+        if (eec == null) {
+            throw new IllegalArgumentException("an RD work request names its local EE context");
+        }
+        this.eecn = eec.eecn();
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /**
+     * The local EE context an RD work request names.
+     *
+     * @return the context number set with {@link #rd}, or 0
+     */
+    public int eecn() {
+        return eecn;
     }
 
     /**

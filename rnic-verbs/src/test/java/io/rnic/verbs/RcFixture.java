@@ -15,6 +15,10 @@ class RcFixture extends SimPair {
     /** B's XRC domain and SRQ, or {@code null} for an RC pair. */
     final XrcDomain xrcdB;
     final SharedReceiveQueue srqB;
+    /** The EE contexts of an RD pair ({@code qpA} and {@code qpB} are then RD QPs), or {@code null}. */
+    final EeContext eecA;
+    final EeContext eecB;
+    static final int RD_QKEY = 0x22220000;
 
     RcFixture(long seed) {
         this(seed, RcOptions.defaults(), 0x100, 0x200);
@@ -33,7 +37,34 @@ class RcFixture extends SimPair {
     }
 
     RcFixture(long seed, DeviceConfig config, RcOptions options, int psnA, int psnB, QpCaps caps, boolean xrc) {
+        this(seed, config, options, psnA, psnB, caps, xrc, false);
+    }
+
+    /**
+     * With {@code rd}, a reliable datagram pair: an RD QP on each side and an EE context on each,
+     * connected with the PSNs and options an RC pair would have; A's work requests go through
+     * A's context to B's QP.
+     */
+    RcFixture(long seed, DeviceConfig config, RcOptions options, int psnA, int psnB, QpCaps caps, boolean xrc,
+              boolean rd) {
         super(seed, config);
+        if (rd) {
+            xrcdB = null;
+            srqB = null;
+            eecA = a.allocRdd().createEeContext();
+            eecB = b.allocRdd().createEeContext();
+            Connections.connectEeContexts(eecA, psnA, eecB, psnB, options);
+            qpA = pdA.createRdQp(new QpInitAttributes(QpType.RD, cqA, cqA, caps, false, false), eecA.rdd());
+            qpB = pdB.createRdQp(new QpInitAttributes(QpType.RD, cqB, cqB, caps, false, false), eecB.rdd());
+            Connections.readyRd(qpA, RD_QKEY, options.accessFlags());
+            Connections.readyRd(qpB, RD_QKEY, options.accessFlags());
+            // The RNR timer an RD responder NAKs with is its QP's (its receive queue's) own.
+            qpA.modify(new QpAttributes().minRnrTimer(options.minRnrTimer()));
+            qpB.modify(new QpAttributes().minRnrTimer(options.minRnrTimer()));
+            return;
+        }
+        eecA = null;
+        eecB = null;
         if (xrc) {
             xrcdB = b.openXrcd("fixture");
             srqB = pdB.createXrcSrq(xrcdB, cqB, caps.maxRecvWr(), caps.maxRecvSge(), 0);
@@ -53,6 +84,9 @@ class RcFixture extends SimPair {
         if (srqB != null) {
             wr.xrc(srqB.srqn());
         }
+        if (eecA != null) {
+            wr.rd(eecA, qpB.qpn(), RD_QKEY);
+        }
         qpA.postSend(wr);
     }
 
@@ -71,6 +105,22 @@ class RcFixture extends SimPair {
         if (srqB != null) {
             f.xrcSrq = srqB.srqn();
         }
+        if (eecA != null) { // responses name the requester's context, requests the responder's
+            boolean response = OpcodeTable.byName(name).isResponse();
+            f.rdethEec = response ? eecA.eecn() : eecB.eecn();
+            f.dethQkey = RD_QKEY;
+            f.dethSrcQp = qpA.qpn();
+        }
         return f;
+    }
+
+    /** The UDP source port A's packets come from: its QP's flow, or its EE context's. */
+    int portA() {
+        return eecA != null ? eecA.core.sourcePort() : qpA.sourcePort();
+    }
+
+    /** The UDP source port B's packets come from. */
+    int portB() {
+        return eecB != null ? eecB.core.sourcePort() : qpB.sourcePort();
     }
 }

@@ -36,13 +36,21 @@ class RcReliabilityTest {
         return fixture(seed, RcOptions.defaults(), PSN_A, PSN_B);
     }
 
-    RcFixture fixture(long seed, RcOptions options, int psnA, int psnB) {
-        return new RcFixture(seed, options, psnA, psnB, QpCaps.defaults(), xrc());
+    /** Whether the fixtures are RD QP pairs, each side's messages through one EE context. */
+    boolean rd() {
+        return false;
     }
 
-    /** The name of an RC opcode's twin in the fixture's transport ({@code XRC_...} is {@code X} + {@code RC_...}). */
+    RcFixture fixture(long seed, RcOptions options, int psnA, int psnB) {
+        return new RcFixture(seed, DeviceConfig.defaults(), options, psnA, psnB, QpCaps.defaults(), xrc(), rd());
+    }
+
+    /**
+     * The name of an RC opcode's twin in the fixture's transport ({@code XRC_...} is {@code X} +
+     * {@code RC_...}; {@code RD_...} replaces {@code RC_}).
+     */
     String n(String rcName) {
-        return xrc() ? "X" + rcName : rcName;
+        return xrc() ? "X" + rcName : rd() ? "RD" + rcName.substring(2) : rcName;
     }
 
     private static LinkDirection ab(RcFixture f) {
@@ -192,7 +200,7 @@ class RcReliabilityTest {
             ack.destQp = f.qpA.qpn();
             ack.psn = PSN_A + 100;
             ack.aethSyndrome = AethSyndrome.ack(AethSyndrome.CREDITS_INVALID);
-            Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, ack);
+            Wiretap.inject(f.wireB, f.portB(), f.wireA, ack);
             f.settle();
             assertEquals(1, f.a.counters().get(Counter.GHOST_RESPONSE));
             recv(f, 1);
@@ -211,7 +219,7 @@ class RcReliabilityTest {
             ack.destQp = f.qpA.qpn();
             ack.psn = PSN_A - 5;
             ack.aethSyndrome = AethSyndrome.nak(AethSyndrome.NAK_REMOTE_ACCESS_ERROR);
-            Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, ack);
+            Wiretap.inject(f.wireB, f.portB(), f.wireA, ack);
             f.settle();
             assertEquals(1, f.a.counters().get(Counter.DUPLICATE_RESPONSE));
             assertEquals(io.rnic.verbs.QpState.RTS, f.qpA.state(), "a stale NAK must not error the QP");
@@ -320,7 +328,7 @@ class RcReliabilityTest {
         dup.rethVa = va;
         dup.rethRkey = f.mrB.rkey();
         dup.rethLength = length;
-        Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+        Wiretap.inject(f.wireA, f.portA(), f.wireB, dup);
         f.settle();
     }
 
@@ -398,7 +406,7 @@ class RcReliabilityTest {
             dup.psn = PSN_A + 1;
             dup.ackReq = true;
             dup.payload(new byte[64]);
-            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+            Wiretap.inject(f.wireA, f.portA(), f.wireB, dup);
             f.settle();
             Wiretap.Seen last = sentB.get(sentB.size() - 1);
             assertEquals(n("RC_ACKNOWLEDGE"), last.opcode());
@@ -417,8 +425,9 @@ class RcReliabilityTest {
     void aDuplicatedNakCausesOneRetry() {
         try (RcFixture f = fixture(125)) {
             ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + 1));
-            ba(f).fault(Faults.only(fate -> fate.isAck()
-                    && (fate.packet().getUnsignedByte(fate.packet().readerIndex() + 12) & 0x60) == 0x60, Faults.duplicate(1.0)));
+            ba(f).fault(Faults.only(fate -> fate.isAck() && (fate.packet().getUnsignedByte(fate.packet().readerIndex()
+                    + OpcodeTable.lookup(fate.opcode()).offsetOf(io.rnic.core.packet.Header.AETH)) & 0x60) == 0x60,
+                    Faults.duplicate(1.0)));
             f.postRecvB(new RecvWorkRequest().wrId(1).sge(f.mrB.address(), 4 * MTU, f.mrB.lkey()));
             f.postA(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).signaled(true)
                     .sge(f.mrA.address(), 4 * MTU, f.mrA.lkey()));
@@ -541,7 +550,7 @@ class RcReliabilityTest {
             dup.rethVa = f.mrB.address() + 200_000;
             dup.rethRkey = f.mrB.rkey();
             dup.rethLength = 100;
-            Wiretap.inject(f.wireA, f.qpA.sourcePort(), f.wireB, dup);
+            Wiretap.inject(f.wireA, f.portA(), f.wireB, dup);
             f.settle();
             assertEquals(responses, f.b.counters().get(Counter.READ_RESPONSES_SENT), "no answer: class D, silently dropped");
             assertEquals(1, f.b.counters().get(Counter.RCVD_DROPPED));

@@ -353,7 +353,10 @@ public final class Hca {
             return;
         }
         counters.inc(Counter.RCVD_PKTS);
-        QpEndpoint qp = endpoint(rx.bth().destQp());
+        // An RD packet is for the EE context its RDETH names, which finds the QP in the BTH
+        // (seed 001 §9.7.8.2.2); contexts and QPs share one number space, as "EE mode" contexts.
+        QpEndpoint qp = endpoint(rx.opcode().has(io.rnic.core.packet.Header.RDETH)
+                ? rx.rdeth().eeContext() : rx.bth().destQp());
         if (qp == null) {
             counters.inc(Counter.RCVD_UNKNOWN_QP);
             return;

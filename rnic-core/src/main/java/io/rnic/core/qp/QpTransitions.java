@@ -107,7 +107,7 @@ public final class QpTransitions {
     // ---- The table of reference §6.2 ----
 
     /** Columns of a table line, in the reference's order. */
-    private static final QpType[] COLUMNS = {QpType.UD, QpType.UC, QpType.RC, QpType.XRC_SEND, QpType.XRC_RECV};
+    private static final QpType[] COLUMNS = {QpType.UD, QpType.UC, QpType.RC, QpType.XRC_SEND, QpType.XRC_RECV, QpType.RD};
 
     private static final int UC_RTR_REQ = AV | PATH_MTU | DEST_QPN | RQ_PSN;
     private static final int RC_RTR_REQ = UC_RTR_REQ | MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER;
@@ -116,6 +116,12 @@ public final class QpTransitions {
     private static final int UD_RTS_OPT = CUR_STATE | QKEY;
     private static final int UC_RTS_OPT = CUR_STATE | ALT_PATH | ACCESS_FLAGS | PATH_MIG_STATE;
     private static final int RC_RTS_OPT = UC_RTS_OPT | MIN_RNR_TIMER;
+    /**
+     * An RD QP's attributes: its Q_Key, access flags and RNR timer; its PSNs, path and retry
+     * counts are its EE contexts' (IBA 11.2.9), so none is required past INIT.
+     */
+    private static final int RD_OPT = PKEY_INDEX | QKEY | ACCESS_FLAGS | MIN_RNR_TIMER;
+    private static final int RD_RTS_OPT = CUR_STATE | QKEY | ACCESS_FLAGS | MIN_RNR_TIMER;
     private static final int RC_SQD_OPT = PORT | AV | TIMEOUT | RETRY_CNT | RNR_RETRY | MAX_QP_RD_ATOMIC
             | MAX_DEST_RD_ATOMIC | ALT_PATH | ACCESS_FLAGS | PKEY_INDEX | MIN_RNR_TIMER | PATH_MIG_STATE;
 
@@ -126,49 +132,54 @@ public final class QpTransitions {
 
     private static final QpState[] LEAVABLE = {INIT, RTR, RTS, SQD, SQE, ERR};
 
-    /** Cells: UD, UC, RC, XRC_SEND, XRC_RECV. */
+    /** Cells: UD, UC, RC, XRC_SEND, XRC_RECV, RD. */
     private static final List<Line> TABLE = List.of(
-            line(RESET, RESET, NONE, NONE, NONE, NONE, NONE),
+            line(RESET, RESET, NONE, NONE, NONE, NONE, NONE, NONE),
             line(RESET, INIT,
                     req(PKEY_INDEX | PORT | QKEY),
                     req(PKEY_INDEX | PORT | ACCESS_FLAGS),
                     req(PKEY_INDEX | PORT | ACCESS_FLAGS),
                     req(PKEY_INDEX | PORT | ACCESS_FLAGS),
-                    req(PKEY_INDEX | PORT | ACCESS_FLAGS)),
+                    req(PKEY_INDEX | PORT | ACCESS_FLAGS),
+                    cell(PKEY_INDEX | PORT | QKEY, ACCESS_FLAGS)),
             line(INIT, INIT,
                     opt(PKEY_INDEX | PORT | QKEY),
                     opt(PKEY_INDEX | PORT | ACCESS_FLAGS),
                     opt(PKEY_INDEX | PORT | ACCESS_FLAGS),
                     opt(PKEY_INDEX | PORT | ACCESS_FLAGS),
-                    opt(PKEY_INDEX | PORT | ACCESS_FLAGS)),
+                    opt(PKEY_INDEX | PORT | ACCESS_FLAGS),
+                    opt(PKEY_INDEX | PORT | QKEY | ACCESS_FLAGS)),
             line(INIT, RTR,
                     opt(PKEY_INDEX | QKEY),
                     cell(UC_RTR_REQ, UC_RTR_OPT),
                     cell(RC_RTR_REQ, UC_RTR_OPT | LOSS_RECOVERY),
                     cell(UC_RTR_REQ, UC_RTR_OPT),
-                    cell(RC_RTR_REQ, UC_RTR_OPT)),
+                    cell(RC_RTR_REQ, UC_RTR_OPT),
+                    opt(RD_OPT)),
             line(RTR, RTS,
                     cell(SQ_PSN, UD_RTS_OPT),
                     cell(SQ_PSN, UC_RTS_OPT),
                     cell(RC_RTS_REQ, RC_RTS_OPT),
                     cell(RC_RTS_REQ, UC_RTS_OPT),
-                    cell(TIMEOUT | SQ_PSN, RC_RTS_OPT)),
+                    cell(TIMEOUT | SQ_PSN, RC_RTS_OPT),
+                    opt(RD_RTS_OPT)),
             line(RTS, RTS,
-                    opt(UD_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT)),
+                    opt(UD_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT), opt(RD_RTS_OPT)),
             line(RTS, SQD,
                     opt(EN_SQD_ASYNC_NOTIFY), opt(EN_SQD_ASYNC_NOTIFY), opt(EN_SQD_ASYNC_NOTIFY),
-                    opt(EN_SQD_ASYNC_NOTIFY), opt(EN_SQD_ASYNC_NOTIFY)),
+                    opt(EN_SQD_ASYNC_NOTIFY), opt(EN_SQD_ASYNC_NOTIFY), opt(EN_SQD_ASYNC_NOTIFY)),
             line(SQD, RTS,
-                    opt(UD_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT)),
+                    opt(UD_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT), opt(UC_RTS_OPT), opt(RC_RTS_OPT), opt(RD_RTS_OPT)),
             line(SQD, SQD,
                     opt(PKEY_INDEX | QKEY),
                     opt(AV | ALT_PATH | ACCESS_FLAGS | PKEY_INDEX | PATH_MIG_STATE),
                     opt(RC_SQD_OPT),
                     opt(RC_SQD_OPT & ~(MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER)),
-                    opt(RC_SQD_OPT & ~(RETRY_CNT | RNR_RETRY | MAX_QP_RD_ATOMIC))),
-            // Only UC/UD have SQE; the kernel table would let RC through with STATE alone.
+                    opt(RC_SQD_OPT & ~(RETRY_CNT | RNR_RETRY | MAX_QP_RD_ATOMIC)),
+                    opt(RD_OPT)),
+            // Only UC, UD and RD have SQE; the kernel table would let RC through with STATE alone.
             line(SQE, RTS,
-                    opt(UD_RTS_OPT), opt(CUR_STATE | ACCESS_FLAGS), NO, NO, NO));
+                    opt(UD_RTS_OPT), opt(CUR_STATE | ACCESS_FLAGS), NO, NO, NO, opt(RD_RTS_OPT)));
 
     /** Types whose cells are another column's: the kernel's table gives the GSI (QP1) UD's. */
     private static final java.util.Map<QpType, List<QpType>> SAME_CELLS = java.util.Map.of(QpType.UD, List.of(QpType.GSI));
@@ -179,8 +190,8 @@ public final class QpTransitions {
         List<Line> lines = new ArrayList<>(TABLE);
         // Any state but RESET may go to RESET and to ERR, with no attributes.
         for (QpState from : LEAVABLE) {
-            lines.add(line(from, RESET, NONE, NONE, NONE, NONE, NONE));
-            lines.add(line(from, ERR, NONE, NONE, NONE, NONE, NONE));
+            lines.add(line(from, RESET, NONE, NONE, NONE, NONE, NONE, NONE));
+            lines.add(line(from, ERR, NONE, NONE, NONE, NONE, NONE, NONE));
         }
         List<Rule> all = new ArrayList<>();
         for (Line l : lines) {
@@ -388,8 +399,8 @@ public final class QpTransitions {
         }
     }
 
-    private static Line line(QpState from, QpState to, Cell ud, Cell uc, Cell rc, Cell xrcSend, Cell xrcRecv) {
-        return new Line(from, to, new Cell[] {ud, uc, rc, xrcSend, xrcRecv});
+    private static Line line(QpState from, QpState to, Cell ud, Cell uc, Cell rc, Cell xrcSend, Cell xrcRecv, Cell rd) {
+        return new Line(from, to, new Cell[] {ud, uc, rc, xrcSend, xrcRecv, rd});
     }
 
     private static Cell req(int required) {

@@ -41,4 +41,11 @@ interface Addressing {
 
     /** The QP number a receive completion names as the sender ({@code wc.src_qp}) for a connected QP. */
     int peerQpn();
+
+    /**
+     * A request that passed the dispatch checks is about to be handled: an EE context answers
+     * the QP that sent it (the DETH's source QP); a QP answers its one peer and ignores this.
+     */
+    default void requestFrom(io.rnic.core.packet.RocePacket p) {
+    }
 }

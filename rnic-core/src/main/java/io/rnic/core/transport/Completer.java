@@ -176,6 +176,7 @@ final class Completer {
             return;
         }
         if (p.opcode().has(io.rnic.core.packet.Header.AETH)) {
+            rel.lastResponseMsn = p.aeth().msn();
             qp.requester.credits(p.aeth().syndrome(), p.aeth().msn());
         }
         if (isSelectiveNak(p)) {
@@ -245,7 +246,7 @@ final class Completer {
 
     /** Completes {@code w} with {@code status} and moves the QP to ERR (for the response window). */
     void fail(SendWqe w, WcStatus status) {
-        qp.failWith(AsyncEvent.Type.QP_FATAL, () -> qp.completions.completeSend(w, status));
+        qp.sendFailed(w, status, AsyncEvent.Type.QP_FATAL);
     }
 
     SendWqe oldestSent() {
@@ -296,10 +297,7 @@ final class Completer {
                 case CHECK_RETRY -> s = checkRetry();
                 case RNR_RETRY -> s = rnrRetry();
                 case ERROR -> {
-                    SendWqe failed = wqe;
-                    WcStatus status = errorStatus;
-                    qp.failWith(AsyncEvent.Type.QP_FATAL, failed == null ? null
-                            : () -> qp.completions.completeSend(failed, status));
+                    qp.sendFailed(wqe, errorStatus, AsyncEvent.Type.QP_FATAL);
                     s = State.DONE;
                 }
                 default -> throw new IllegalStateException("completer state " + s);
@@ -498,6 +496,11 @@ final class Completer {
     }
 
     private State rnrRetry() {
+        if (qp.policy.recovery() == TransportPolicy.Recovery.ABANDON_OR_SUSPEND_THEN_RESYNC) {
+            // An EE context does not wait for one QP's receive queue: the message is suspended.
+            qp.ee.rnr(wqe, AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L, rel.lastResponseMsn);
+            return State.DONE;
+        }
         if (rel.rnrLeft == 0) {
             qp.hca.counters().inc(Counter.RETRY_RNR_EXCEEDED_ERR);
             errorStatus = WcStatus.RNR_RETRY_EXC_ERR;

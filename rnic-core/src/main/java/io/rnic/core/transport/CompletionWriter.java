@@ -12,8 +12,8 @@ import io.rnic.verbs.WorkCompletion;
  * messages complete or are flushed. A WQE's slot is freed before its completion is published:
  * an application that polls the completion may post again at once and must find room.
  */
-final class CompletionWriter {
-    private final QpContext qp;
+class CompletionWriter {
+    final QpContext qp;
 
     CompletionWriter(QpContext qp) {
         this.qp = qp;

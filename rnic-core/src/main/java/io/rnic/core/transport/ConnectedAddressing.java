@@ -24,6 +24,7 @@ final class ConnectedAddressing implements Addressing {
     ConnectedAddressing(Hca hca, int qpn) {
         this.hca = hca;
         this.qpn = qpn;
+        peer.srcQpn = qpn;
     }
 
     @Override

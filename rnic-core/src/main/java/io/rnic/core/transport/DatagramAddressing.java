@@ -27,6 +27,7 @@ final class DatagramAddressing implements Addressing {
         this.hca = hca;
         this.qp = qp;
         this.preferredPort = udpSourcePort(qp.qpn);
+        scratch.srcQpn = qp.qpn;
     }
 
     @Override

@@ -15,5 +15,9 @@ final class Destination {
     int qkey;
     /** The XRC SRQ an XRC request is for (XRCETH), set per work request. */
     int xrcSrq;
+    /** The QP a DETH names as the sender: the QP's own, or (an EE context's) the message's QP. */
+    int srcQpn;
+    /** The EE context an RDETH names: the peer context of an EE context. */
+    int eecn;
     final PseudoHeader pseudo = new PseudoHeader();
 }

@@ -31,14 +31,37 @@ interface MessageTarget {
     /** The protection domain of the message chosen last. */
     ProtectionDomain pd();
 
+    /**
+     * The QP the message chosen last is for: whose access flags allow its operation, whose
+     * number its memory-window checks and completions carry. The responder's own QP, except for
+     * an EE context, whose messages are for the RD QPs they name.
+     */
+    QpContext owner();
+
+    /**
+     * The responder's QP moves to ERR holding {@code held} (or {@code null}) from {@code from}:
+     * the queue flushes what the QP's failure must (its own queue, all; a shared one, the held
+     * WQE), or, for an EE context, the held WQE alone completes, since its QP carries on.
+     */
+    default void responderFailed(ReceiveQueue from, RecvWqe held) {
+        from.qpFailed(owner(), held);
+    }
+
     /** The QP's own receive queue (or SRQ) and PD, for every message. */
     final class OwnQueue implements MessageTarget {
+        private final QpContext qp;
         private final ReceiveQueue queue;
         private final ProtectionDomain pd;
 
         OwnQueue(QpContext qp) {
+            this.qp = qp;
             this.queue = qp.rq;
             this.pd = qp.pd;
+        }
+
+        @Override
+        public QpContext owner() {
+            return qp;
         }
 
         @Override

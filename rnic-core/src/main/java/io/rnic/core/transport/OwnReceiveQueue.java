@@ -5,7 +5,9 @@ import io.rnic.verbs.RecvWorkRequest;
 
 /**
  * A QP's own receive queue: a ring that application threads post into under its lock, and that
- * the responder takes from and retires in order (one QP's messages complete in order).
+ * the responder takes from in order. One responder completes its messages in order; an RD QP's
+ * WQEs are taken by several EE contexts, whose messages may complete in another order (o9-112),
+ * so a slot is free again only once every WQE taken before it has been retired too.
  */
 final class OwnReceiveQueue implements ReceiveQueue {
     private final RecvWqe[] slots;
@@ -14,6 +16,8 @@ final class OwnReceiveQueue implements ReceiveQueue {
     private volatile long posted;
     private long taken;
     private volatile long completed;
+    /** Slots retired while an older WQE was still in progress (RD: o9-112); made on first need. */
+    private boolean[] retiredEarly;
     /** Who to wake when a WQE is posted while the QP is in ERR (it is flushed at once). */
     private final Runnable postedInError;
     private final java.util.function.BooleanSupplier inError;
@@ -91,8 +95,20 @@ final class OwnReceiveQueue implements ReceiveQueue {
 
     @Override
     public void retire(RecvWqe w) {
-        // In order by construction: the responder completes one message at a time.
-        completed = completed + 1;
+        int oldest = (int) (completed % slots.length);
+        if (w.slot != oldest) {
+            if (retiredEarly == null) {
+                retiredEarly = new boolean[slots.length];
+            }
+            retiredEarly[w.slot] = true; // its slot frees with the older ones still in progress
+            return;
+        }
+        long c = completed + 1;
+        while (retiredEarly != null && c < taken && retiredEarly[(int) (c % slots.length)]) {
+            retiredEarly[(int) (c % slots.length)] = false;
+            c++;
+        }
+        completed = c;
     }
 
     @Override
@@ -114,7 +130,13 @@ final class OwnReceiveQueue implements ReceiveQueue {
     @Override
     public void flushPosted(QpContext qp) {
         while (completed < posted) {
-            qp.completions.flushRecv(slots[(int) (completed % slots.length)], this);
+            int i = (int) (completed % slots.length);
+            if (retiredEarly != null && retiredEarly[i]) { // already completed, out of order
+                retiredEarly[i] = false;
+                completed = completed + 1;
+                continue;
+            }
+            qp.completions.flushRecv(slots[i], this);
         }
         // Entries posted while the flush ran stay posted for the next flush.
         taken = completed;
@@ -128,6 +150,9 @@ final class OwnReceiveQueue implements ReceiveQueue {
             }
             taken = posted;
             completed = posted;
+            if (retiredEarly != null) {
+                java.util.Arrays.fill(retiredEarly, false);
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ import io.rnic.core.packet.RocePacket;
 /**
  * TX framing for one QP: lays out a packet of an opcode from the table, fills what every packet
  * of the QP carries (BTH P_Key and destination QP, and DETH or XRCETH from the destination
- * when the opcode has one), then seals it with the ICRC of the destination's flow and hands it to the
+ * when the opcode has one, and an RD packet's RDETH), then seals it with the ICRC of the destination's flow and hands it to the
  * HCA. The requester and responder fill the rest.
  */
 final class PacketFramer {
@@ -28,8 +28,11 @@ final class PacketFramer {
         ByteBuf buf = hca.sink().allocator().directBuffer(PacketEncoder.packetLength(op, payloadLength));
         hca.encoder().layout(buf, op, payloadLength, p);
         p.bth().pkey(qp.pkey).destQp(d.destQpn);
+        if (op.has(Header.RDETH)) {
+            p.rdeth().eeContext(d.eecn);
+        }
         if (op.has(Header.DETH)) {
-            p.deth().qkey(d.qkey).srcQp(qp.qpn);
+            p.deth().qkey(d.qkey).srcQp(d.srcQpn);
         }
         if (op.has(Header.XRCETH)) {
             p.xrcEth().xrcSrq(d.xrcSrq); // the same on every packet of the message (o9-114.a5)

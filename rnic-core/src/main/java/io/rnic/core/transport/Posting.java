@@ -108,6 +108,8 @@ final class Posting {
             w.remoteQpn = wr.remoteQpn();
             w.remoteQkey = wr.remoteQkey();
             w.remoteSrqn = wr.remoteSrqn();
+            w.eecn = wr.eecn();
+            w.owner = qp;
             w.flushLength = wr.flushLength();
             w.bindMwKey = wr.bindMwKey();
             w.bindMrKey = wr.bindMrKey();
@@ -206,6 +208,6 @@ final class Posting {
             qp.rq.flushPosted(qp);
             return;
         }
-        qp.requester.run();
+        qp.sendDriver.run();
     }
 }

@@ -55,7 +55,13 @@ public final class QpContext {
     final SrqContext srq;
     /** The XRC domain of an XRC target QP, or {@code null}. */
     final XrcDomainContext xrcd;
+    /** The reliable datagram domain of an RD QP or EE context, or {@code null}. */
+    final RddContext rdd;
     final ReliabilityContext rel = new ReliabilityContext();
+    /** The outbound scheduler of an EE context (the context's "EE mode"), or {@code null}. */
+    final EecScheduler ee;
+    /** What serves the send queue: the requester, an RD QP's EE contexts, or an EE context's scheduler. */
+    final SendDriver sendDriver;
     /** Which queue, PD and CQ each incoming message uses. */
     final MessageTarget target;
     final Addressing addressing;
@@ -80,10 +86,11 @@ public final class QpContext {
     boolean destroyed;
 
     private QpContext(Hca hca, int qpn, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
-                      CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, boolean signalAll,
-                      boolean endToEndCredits) {
+                      CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, RddContext rdd,
+                      boolean signalAll, boolean endToEndCredits) {
         this.hca = hca;
         this.xrcd = xrcd;
+        this.rdd = rdd;
         this.qpn = qpn;
         this.type = policy.type();
         this.policy = policy;
@@ -96,21 +103,34 @@ public final class QpContext {
         this.signalAll = signalAll;
         this.endToEndCredits = endToEndCredits;
         this.mtu = hca.limits().activeMtu().bytes();
-        this.sq = new SendQueue(caps.maxSendWr(), caps.maxSendSge(), caps.maxInlineData());
-        this.completions = new CompletionWriter(this);
+        TransportPolicy.DestinationKind dest = policy.destination();
+        this.sq = dest == TransportPolicy.DestinationKind.EE_PEER ? new EecSendQueue()
+                : new SendQueue(caps.maxSendWr(), caps.maxSendSge(), caps.maxInlineData());
+        this.completions = dest == TransportPolicy.DestinationKind.EE_PEER ? new EecCompletions(this)
+                : new CompletionWriter(this);
         this.posting = new Posting(this);
         this.rq = srq != null ? srq
                 : policy.receiveSource() != TransportPolicy.ReceiveSource.QP_RQ_OR_SRQ ? NoReceiveQueue.INSTANCE
                 : new OwnReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(), pd, () -> state == QpState.ERR, posting::ring);
         this.target = policy.receiveSource().target(this);
-        this.addressing = policy.destination() == TransportPolicy.DestinationKind.CONNECTED
-                ? new ConnectedAddressing(hca, qpn) : new DatagramAddressing(hca, this);
+        this.addressing = switch (dest) {
+            case CONNECTED -> new ConnectedAddressing(hca, qpn);
+            case PER_WORK_REQUEST -> new DatagramAddressing(hca, this);
+            case THROUGH_EE_CONTEXT -> new RdQpAddressing(this);
+            case EE_PEER -> new EecAddressing(hca, qpn);
+        };
         this.modify = new QpModify(this);
         this.framer = new PacketFramer(this);
         this.rx = new RxDispatch(this);
         this.requester = new Requester(this);
         this.completer = new Completer(this);
         this.responder = new Responder(this);
+        this.ee = dest == TransportPolicy.DestinationKind.EE_PEER ? new EecScheduler(this) : null;
+        this.sendDriver = switch (dest) {
+            case THROUGH_EE_CONTEXT -> new RdQpSender(this);
+            case EE_PEER -> ee;
+            default -> requester;
+        };
     }
 
     /**
@@ -131,6 +151,9 @@ public final class QpContext {
         if (policy.receiveSource() == TransportPolicy.ReceiveSource.SRQ_BY_XRCETH) {
             throw new IllegalArgumentException("a " + type + " QP belongs to an XRC domain, not a PD: createXrcTarget");
         }
+        if (policy.destination().throughEeContext()) {
+            throw new IllegalArgumentException("an RD QP belongs to a reliable datagram domain too: createRd");
+        }
         if (policy.receiveSource() == TransportPolicy.ReceiveSource.NONE) {
             recvCq = null; // an initiator receives nothing: a receive CQ would only be held in use
         } else if (recvCq == null) {
@@ -139,7 +162,53 @@ public final class QpContext {
         if (pd == null || sendCq == null) {
             throw new IllegalArgumentException("a " + type + " QP needs a protection domain and a send completion queue");
         }
-        return create(hca, policy, pd, sendCq, recvCq, caps, srq, null, signalAll, endToEndCredits);
+        return create(hca, policy, pd, sendCq, recvCq, caps, srq, null, null, signalAll, endToEndCredits);
+    }
+
+    /**
+     * Creates an RD QP in RESET in reliable datagram domain {@code rdd} (seed 001 §9.7.8): its
+     * queues, protection domain and CQs are its own; its messages go through the EE contexts of
+     * the domain that its work requests name.
+     *
+     * @throws IllegalArgumentException if a required object is missing or the sizes exceed the device's
+     * @throws IllegalStateException if the domain is freed or the device has no QP left
+     */
+    public static QpContext createRd(Hca hca, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+                                     QpCaps caps, SrqContext srq, boolean signalAll, RddContext rdd) {
+        if (pd == null || sendCq == null || recvCq == null || rdd == null) {
+            throw new IllegalArgumentException("an RD QP needs a protection domain, both completion queues and a "
+                    + "reliable datagram domain");
+        }
+        rdd.attach();
+        try {
+            return create(hca, TransportPolicy.RD, pd, sendCq, recvCq, caps, srq, null, rdd, signalAll, false);
+        } catch (RuntimeException e) {
+            rdd.detach();
+            throw e;
+        }
+    }
+
+    /**
+     * Creates an EE context in RESET in reliable datagram domain {@code rdd}: a context in "EE
+     * mode" (seed 001 §9.7.8, implementation note), numbered from the QPs' space, that carries
+     * the messages of the domain's RD QPs to one peer context with RC's reliability. It is
+     * brought up as an RC QP is: INIT, RTR with the path, the peer context's number (as the
+     * destination QP) and the receive PSN, RTS with the send PSN and the retry counts.
+     *
+     * @throws IllegalStateException if the domain is freed or the device has no number left
+     */
+    public static QpContext createEeContext(Hca hca, RddContext rdd) {
+        if (rdd == null) {
+            throw new IllegalArgumentException("an EE context needs a reliable datagram domain");
+        }
+        rdd.attach();
+        try {
+            return create(hca, TransportPolicy.RD_EEC, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, null, rdd,
+                    false, false);
+        } catch (RuntimeException e) {
+            rdd.detach();
+            throw e;
+        }
     }
 
     /**
@@ -156,7 +225,7 @@ public final class QpContext {
         xrcd.attachTargetQp();
         try {
             return create(hca, TransportPolicy.XRC_RECV, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, xrcd,
-                    false, false);
+                    null, false, false);
         } catch (RuntimeException e) {
             xrcd.detachTargetQp();
             throw e;
@@ -165,7 +234,7 @@ public final class QpContext {
 
     private static QpContext create(Hca hca, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
                                     CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd,
-                                    boolean signalAll, boolean endToEndCredits) {
+                                    RddContext rdd, boolean signalAll, boolean endToEndCredits) {
         QpType type = policy.type();
         var limits = hca.limits();
         if (caps.maxSendWr() > limits.maxQpWr() || caps.maxRecvWr() > limits.maxQpWr()) {
@@ -194,7 +263,7 @@ public final class QpContext {
                 srq.attach();
                 attached = true;
             }
-            qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, xrcd, signalAll, endToEndCredits);
+            qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, xrcd, rdd, signalAll, endToEndCredits);
         } finally {
             if (qp == null) { // whatever failed, nothing stays counted
                 if (attached) {
@@ -346,6 +415,37 @@ public final class QpContext {
         if (xrcd != null) {
             xrcd.detachTargetQp();
         }
+        if (rdd != null) {
+            rdd.detach();
+        }
+    }
+
+    /** The send side of an RD QP. */
+    RdQpSender rdSender() {
+        return (RdQpSender) sendDriver;
+    }
+
+    /** True for an EE context (a context in EE mode) rather than a QP. */
+    public boolean isEeContext() {
+        return ee != null;
+    }
+
+    /** The reliable datagram domain of an RD QP or EE context, or {@code null}. */
+    public RddContext rdd() {
+        return rdd;
+    }
+
+    /**
+     * Send WQE {@code w} (or, if {@code null}, the send side) failed with {@code status}: as the
+     * transport's recovery column says, the QP moves to ERR with the WQE's error completion, or an
+     * EE context abandons the message and carries on (9.7.8.5).
+     */
+    void sendFailed(SendWqe w, io.rnic.verbs.WcStatus status, AsyncEvent.Type event) {
+        switch (policy.recovery()) {
+            case QP_FAILS -> failWith(event, w == null ? null : () -> completions.completeSend(w, status));
+            case ABANDON_OR_SUSPEND_THEN_RESYNC -> ee.failed(w, status, event);
+            default -> throw new IllegalStateException("recovery " + policy.recovery());
+        }
     }
 
     /**
@@ -370,6 +470,6 @@ public final class QpContext {
 
     @Override
     public String toString() {
-        return "QP 0x" + Integer.toHexString(qpn) + " " + type + " " + state;
+        return (ee != null ? "EEC 0x" : "QP 0x") + Integer.toHexString(qpn) + " " + type + " " + state;
     }
 }

@@ -20,7 +20,7 @@ final class QpModify {
     }
 
     void apply(QpAttributes a, int mask) {
-        QpTransitions.validate(qp.type, qp.state, a, mask, qp.hca.limits().qpLimits());
+        QpTransitions.validate(qp.policy.stateTable(), qp.state, a, mask, qp.hca.limits().qpLimits());
         QpState target = (mask & QpAttrMask.STATE) != 0 ? a.state() : qp.state;
         if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) {
             qp.accessFlags = a.accessFlags();
@@ -63,7 +63,7 @@ final class QpModify {
                 }
                 qp.state = QpState.RTS;
                 qp.completer.attributesChanged();
-                qp.requester.run();
+                qp.sendDriver.run();
             }
             case SQD -> {
                 qp.state = QpState.SQD;
@@ -78,15 +78,13 @@ final class QpModify {
     /** To RESET: every queue emptied without completions, PSN and retry state cleared (reference §6.4). */
     void reset() {
         qp.state = QpState.RESET;
+        qp.sendDriver.stop();
         qp.requester.reset();
         qp.completer.reset();
         ReceiveQueue from = qp.responder.heldQueue(qp.rq);
         RecvWqe held = qp.responder.reset();
         SendQueue sq = qp.sq;
         synchronized (sq) {
-            for (long i = sq.completed(); i < sq.posted(); i++) {
-                sq.at(i).sgl.release();
-            }
             sq.clear();
         }
         from.qpReset(held);
@@ -115,8 +113,9 @@ final class QpModify {
         qp.completer.stop();
         ReceiveQueue from = qp.responder.heldQueue(qp.rq);
         RecvWqe held = qp.responder.stop();
+        qp.sendDriver.stop();
         qp.completions.flushSend();
-        from.qpFailed(qp, held);
+        qp.target.responderFailed(from, held);
         if (event != null) {
             qp.hca.raise(new AsyncEvent(event, qp.qpn, "QP 0x" + Integer.toHexString(qp.qpn) + " moved to ERR"));
         }

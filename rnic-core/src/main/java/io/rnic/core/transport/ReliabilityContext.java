@@ -7,9 +7,9 @@ import io.rnic.core.time.Scheduler;
 /**
  * The state that makes a connection reliable, in one object: the requester's PSN window and
  * retry budgets with their timers, and the responder's expected PSN, MSN and READ/atomic
- * resources. An RC, UC or UD QP owns one (UC and UD use only the PSN counters); RD's EE contexts
- * will each own one that many QPs share. The requester, completer and responder keep no
- * reliability state of their own.
+ * resources. An RC, UC or UD QP owns one (UC and UD use only the PSN counters); an RD EE context
+ * owns one that the RD QPs whose messages it carries share. The requester, completer and
+ * responder keep no reliability state of their own.
  */
 final class ReliabilityContext {
     // ---- requester side
@@ -34,6 +34,8 @@ final class ReliabilityContext {
      * retry (rxe's started_retry). -1 when none.
      */
     int impliedRetryPsn = -1;
+    /** The MSN of the last response with an AETH taken (an RD EE context's RESYNC reads it, 9.7.8.6.1). */
+    int lastResponseMsn;
 
     // ---- responder side
     /** The expected PSN and the duplicate region behind it. */

@@ -22,7 +22,7 @@ import io.rnic.verbs.WcStatus;
  * retry state live in the QP's {@link ReliabilityContext}; where its packets go is the QP's
  * {@link Addressing}.
  */
-final class Requester {
+final class Requester implements SendDriver {
     /** The requester's states; {@link #run()} steps through them until it must wait. */
     enum State {
         /** Pick the WQE at the cursor. */
@@ -120,8 +120,14 @@ final class Requester {
         }
     }
 
+    /** Nothing of the QP's own send queue is on another context: the completer stops the timers. */
+    @Override
+    public void stop() {
+    }
+
     /** Sends whatever can be sent now. Re-entrant calls (from completions it triggers) are folded. */
-    void run() {
+    @Override
+    public void run() {
         if (running) {
             return;
         }
@@ -179,7 +185,8 @@ final class Requester {
     private State checkLocal(SendWqe w) {
         if (!w.isInline()) {
             int access = w.kind.writesLocal() ? AccessFlags.LOCAL_WRITE : 0;
-            AccessResult r = w.sgl.resolve(qp.hca.keys(), qp.pd, access);
+            // The PD of the QP that posted it: an EE context sends RD QPs' messages (9.7.8.2.1, step 4).
+            AccessResult r = w.sgl.resolve(qp.hca.keys(), w.owner.pd, access);
             if (r != AccessResult.OK) {
                 localError = AccessStatuses.local(r);
                 return State.LOCAL_ERROR;
@@ -568,8 +575,7 @@ final class Requester {
     private void localErrorComplete(SendWqe w) {
         // Everything before this WQE must finish first; the error is reported when it is the oldest.
         if (qp.sq.completed() == cursor) {
-            WcStatus status = localError;
-            qp.failWith(AsyncEvent.Type.QP_REQ_ERR, () -> qp.completions.completeSend(w, status));
+            qp.sendFailed(w, localError, AsyncEvent.Type.QP_REQ_ERR);
         }
         // Otherwise the completer runs the requester again when the earlier WQEs complete.
     }

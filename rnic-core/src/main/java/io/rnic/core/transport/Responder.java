@@ -35,7 +35,8 @@ final class Responder {
     /** The responder's states for one request packet. */
     enum State {
         CHK_PSN, CHK_OP_SEQ, CHK_TARGET, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE,
-        READ_REPLY, ATOMIC_REPLY, ATOMIC_WRITE_REPLY, FLUSH_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR, DONE
+        READ_REPLY, ATOMIC_REPLY, ATOMIC_WRITE_REPLY, FLUSH_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE_REQUEST, RNR, ERROR,
+        RESYNC, DONE
     }
 
     /** The QP access flag each operation needs, by ordinal; SEND needs none, -1 is not supported. */
@@ -219,6 +220,7 @@ final class Responder {
                 case DUPLICATE_REQUEST -> duplicate(p);
                 case RNR -> rnr(p);
                 case ERROR -> fail(p);
+                case RESYNC -> resync(p);
                 default -> throw new IllegalStateException("responder state " + s);
             };
         }
@@ -231,9 +233,13 @@ final class Responder {
         }
         int psn = p.bth().psn();
         RequestRegion r = window.classify(psn);
+        boolean resync = p.opcode().operation() == Operation.RESYNC;
         if (r == RequestRegion.EXPECTED) {
             rel.nakSent = false;
-            return State.CHK_OP_SEQ;
+            return resync ? State.RESYNC : State.CHK_OP_SEQ;
+        }
+        if (resync && r == RequestRegion.OUT_OF_SEQUENCE) {
+            return State.RESYNC; // its point: the requester's PSNs moved on past ones never answered
         }
         if (check == TransportPolicy.PsnCheck.RESYNC_ON_FIRST) {
             // UC: a First or Only packet starts a new message wherever its PSN is; the rest of
@@ -328,7 +334,7 @@ final class Responder {
         ReceiveQueue from = rwqeQueue;
         rwqe = null;
         rwqeQueue = null;
-        qp.completions.completeRecv(w, from, status, opcode, byteLen, flags, imm, inv, sourceQp(p), solicited);
+        target.owner().completions.completeRecv(w, from, status, opcode, byteLen, flags, imm, inv, sourceQp(p), solicited);
     }
 
     private State checkOpSequence(RocePacket p) {
@@ -353,7 +359,7 @@ final class Responder {
     private State checkOpValid(RocePacket p) {
         Operation o = p.opcode().operation();
         int need = o == Operation.FLUSH ? flushAccess(p.feth().placementType()) : REQUIRED_QP_ACCESS[o.ordinal()];
-        if (need < 0 || (need != 0 && (qp.accessFlags & need) == 0)) {
+        if (need < 0 || (need != 0 && (target.owner().accessFlags & need) == 0)) { // an RD QP's own rights
             return error(ResponderError.OPERATION_NOT_ALLOWED);
         }
         return State.CHK_RESOURCE;
@@ -432,7 +438,7 @@ final class Responder {
             long at = va;
             if (len > 0) { // zero-length transfers name no memory and are not checked (C9-88)
                 // An MR's key, or a memory window's translated onto its region (reference §8.3).
-                AccessResult r = qp.hca.keys().resolveRemote(p.reth().rkey(), target.pd(), qp.qpn, va, len, access, 1,
+                AccessResult r = qp.hca.keys().resolveRemote(p.reth().rkey(), target.pd(), target.owner().qpn, va, len, access, 1,
                         remoteKey);
                 mr = remoteKey.mr;
                 at = remoteKey.va;
@@ -498,7 +504,7 @@ final class Responder {
         if ((va & 7) != 0) {
             return error(ResponderError.MISALIGNED_ATOMIC);
         }
-        AccessResult r = qp.hca.keys().resolveRemote(rkey, target.pd(), qp.qpn, va, 8, access, 8, remoteKey);
+        AccessResult r = qp.hca.keys().resolveRemote(rkey, target.pd(), target.owner().qpn, va, 8, access, 8, remoteKey);
         if (r != AccessResult.OK) {
             return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
         }
@@ -882,8 +888,9 @@ final class Responder {
     private State duplicate(RocePacket p) {
         int psn = p.bth().psn();
         Operation o = p.opcode().operation();
-        if (o == Operation.SEND || o == Operation.RDMA_WRITE) {
-            // C9-105: never re-execute; acknowledge with the most recently completed PSN.
+        if (o == Operation.SEND || o == Operation.RDMA_WRITE || o == Operation.RESYNC) {
+            // C9-105: never re-execute; acknowledge with the most recently completed PSN (a
+            // retried RESYNC: its own, as nothing can follow it until its ACK arrives).
             sendAck(ackSyndrome(), window.lastAccepted());
             return State.DONE;
         }
@@ -919,7 +926,7 @@ final class Responder {
         MemoryRegion mr = null;
         long at = va;
         if (r.length > 0) {
-            AccessResult check = qp.hca.keys().resolveRemote(r.rkey, r.pd, qp.qpn, va, len, AccessFlags.REMOTE_READ, 1,
+            AccessResult check = qp.hca.keys().resolveRemote(r.rkey, r.pd, p.bth().destQp(), va, len, AccessFlags.REMOTE_READ, 1,
                     remoteKey);
             mr = remoteKey.mr;
             at = remoteKey.va;
@@ -938,6 +945,32 @@ final class Responder {
         return State.DONE;
     }
 
+    /**
+     * A RESYNC (seed 001 §9.7.8.5, 9.7.3.2.2): the message in progress, if any, is dropped (a
+     * receive WQE it took completes flushed), the expected PSN moves past the RESYNC's, and it
+     * counts as a message, so its ACK's MSN tells the requester whether the message before it
+     * had completed (9.7.8.6.1).
+     */
+    private State resync(RocePacket p) {
+        int psn = p.bth().psn();
+        qp.hca.counters().inc(Counter.RD_RESYNCS_RECEIVED);
+        receiveWindow.clear();
+        if (rwqe != null) {
+            if (target.owner().state != io.rnic.verbs.QpState.ERR) { // else its QP's flush completed it
+                completeRwqe(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, p, false);
+            }
+            rwqe = null;
+            rwqeQueue = null;
+        }
+        endMessage();
+        window.reset(psn);
+        window.advance(1);
+        rel.msn = Psn.next(rel.msn);
+        rel.nakSent = false;
+        sendAck(ackSyndrome(), psn);
+        return State.DONE;
+    }
+
     private State rnr(RocePacket p) {
         if (!qp.policy.ack().acked()) {
             // UC, UD: no receive WQE, no RNR NAK: the message is dropped (reference §5.8).
@@ -948,7 +981,7 @@ final class Responder {
         qp.hca.counters().inc(Counter.SEND_RNR_ERR);
         // Later packets of this message are dropped silently until the retry arrives.
         rel.nakSent = true;
-        sendAck(AethSyndrome.rnrNak(qp.attrs.minRnrTimer()), p.bth().psn());
+        sendAck(AethSyndrome.rnrNak(target.owner().attrs.minRnrTimer()), p.bth().psn());
         return State.DONE;
     }
 
@@ -991,6 +1024,27 @@ final class Responder {
                     }
                     endMessage();
                 });
+            }
+            case NAK_AND_CONTINUE -> {
+                // An EE context: the error is the message's QP's, not the context's (o9-107). The
+                // rest of the message is dropped as out of sequence until the requester's RESYNC.
+                sendAck(AethSyndrome.nak(e.nakCode()), p.bth().psn());
+                rel.nakSent = true;
+                QpContext owner = target.owner();
+                boolean completes = rwqe != null && owner.state != io.rnic.verbs.QpState.ERR;
+                Runnable completion = () -> {
+                    if (completes) {
+                        completeRwqe(e.receiveStatus(), WcOpcode.RECV, 0, 0, 0, 0, p, false);
+                    }
+                    rwqe = null;
+                    rwqeQueue = null;
+                    endMessage();
+                };
+                if (e.wqeAtFault() && owner != qp) {
+                    owner.failWith(AsyncEvent.Type.QP_ACCESS_ERR, completion); // the QP's receive WQE is bad
+                } else {
+                    completion.run();
+                }
             }
             default -> throw new IllegalStateException("error handling " + qp.policy.errors());
         }

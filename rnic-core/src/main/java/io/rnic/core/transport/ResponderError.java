@@ -27,6 +27,11 @@ enum ResponderError {
     XRC_DOMAIN(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
     /** A middle or last XRC packet names another XRC SRQ than its message's first (o9-114.a5). */
     XRC_SRQ_CHANGED(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
+    /**
+     * An RD request for a QP that is not an RD QP able to receive, of another RDD than the EE
+     * context's, or whose Q_Key is not the QP's (9.7.8.1); concerns that QP, not the context.
+     */
+    INVALID_RD_REQUEST(AethSyndrome.NAK_INVALID_RD_REQUEST, WcStatus.REM_INV_RD_REQ_ERR, false),
     /** A reserved value in a header field the operation depends on (FLUSH's selectivity or placement type). */
     RESERVED_FIELD(AethSyndrome.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, true),
     /** A receive WQE's own buffers are not writable (bad lkey, bounds or LOCAL_WRITE). */

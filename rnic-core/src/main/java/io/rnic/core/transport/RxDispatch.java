@@ -32,7 +32,7 @@ final class RxDispatch implements QpEndpoint {
                 : s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE;
         TransportPolicy.Sides sides = qp.policy.sides();
         if (p.opcode().transport() != qp.transport || !stateTakesIt
-                || (response ? !sides.sends() : !sides.responds())) { // an XRC QP has one half only
+                || !sides.takes(response)) { // an XRC QP has one half only; an RD QP's are its EE contexts'
             counters.inc(Counter.RCVD_WRONG_QP_STATE_OR_TYPE);
             return;
         }
@@ -51,7 +51,18 @@ final class RxDispatch implements QpEndpoint {
         if (response) {
             qp.completer.onResponse(p);
         } else {
+            qp.addressing.requestFrom(p);
             qp.responder.onRequest(p, ip);
         }
+    }
+
+    /** The QP (or EE context) this endpoint hands packets to. */
+    QpContext qp() {
+        return qp;
+    }
+
+    /** The context of number {@code n} on {@code hca}, or {@code null}. */
+    static QpContext context(io.rnic.core.hca.Hca hca, int n) {
+        return hca.endpoint(n) instanceof RxDispatch r ? r.qp : null;
     }
 }

@@ -5,7 +5,7 @@ package io.rnic.core.transport;
  * protocol thread reads published entries and retires completed ones. Indices are ever-growing
  * longs taken modulo the capacity.
  */
-final class SendQueue {
+class SendQueue {
     private final SendWqe[] slots;
     private final int maxSge;
     private final int maxInline;
@@ -65,8 +65,11 @@ final class SendQueue {
         completed = completed + 1;
     }
 
-    /** Empties the queue without completions (modify to RESET). */
+    /** Empties the queue without completions (modify to RESET), releasing the entries' buffers. */
     void clear() {
+        for (long i = completed; i < posted; i++) {
+            at(i).sgl.release();
+        }
         completed = posted;
     }
 }

@@ -57,6 +57,15 @@ public final class SendWqe {
     int flushPlacement;
     int flushSelectivity;
     int remoteQkey;
+    /** The local EE context an RD work request names. */
+    int eecn;
+    /**
+     * The QP whose send queue holds the WQE, whose protection domain checks its buffers and whose
+     * send CQ takes its completion: the QP itself, except where an EE context sends an RD QP's.
+     */
+    QpContext owner;
+    /** RNR retries left to a suspended RD message (9.7.8.5), or -1 before its first RNR NAK. */
+    int rnrLeft = -1;
 
     State state;
     boolean psnAssigned;
@@ -113,6 +122,8 @@ public final class SendWqe {
         ah = null;
         remoteQpn = 0;
         remoteQkey = 0;
+        eecn = 0;
+        rnrLeft = -1;
         state = State.POSTED;
         psnAssigned = false;
         firstPsn = 0;
@@ -164,10 +175,26 @@ public final class SendWqe {
         return (flags & INLINE) != 0;
     }
 
+    /**
+     * Forgets the progress of a message that an EE context suspended (9.7.8.5): it restarts from
+     * its first packet as a new message, with new PSNs; its buffers stay checked.
+     */
+    void restartAsNewMessage() {
+        state = State.POSTED;
+        psnAssigned = false;
+        reservedPackets = 0;
+        nextPacket = 0;
+        readPlaced = 0;
+        readRetryPsn = -1;
+    }
+
     /** Message length in bytes (8 for atomics; a FLUSH's range length). */
     long length() {
         if (kind.isAtomic()) {
             return 8;
+        }
+        if (kind.operation() == io.rnic.core.packet.Operation.RESYNC) {
+            return 0;
         }
         if (kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
             return flushLength;

@@ -26,11 +26,28 @@ import java.util.Map;
  * @param sides          which halves of a QP it has: requester, responder or both
  * @param fixedQpn       the QP number every QP of the type has (1 for the GSI, one per device), or 0
  *                       for numbers the HCA allocates
+ * @param recovery       what becomes of a message the requester cannot complete
  */
 public record TransportPolicy(QpType type, Transport transport, Acknowledgement ack, PsnCheck psnCheck,
                               AddressingHeaders headers, DestinationKind destination, ReceiveSource receiveSource,
                               ErrorHandling errors, Credits credits, MessageSize messageSize,
-                              ReceiveLayout receiveLayout, Sides sides, int fixedQpn) {
+                              ReceiveLayout receiveLayout, Sides sides, int fixedQpn, Recovery recovery) {
+
+    /** What the requester does when a message fails or is told to wait (seed 001 §9.7.8.5). */
+    public enum Recovery {
+        /**
+         * The message completes in error and the QP moves to ERR; an RNR NAK is waited out and
+         * the same packets are sent again (RC, UC, UD, XRC).
+         */
+        QP_FAILS,
+        /**
+         * The context is shared (an RD EE context): an error that concerns the sending QP
+         * abandons its message (it completes in error, the QP goes to SQE) and an RNR NAK
+         * suspends it; either way the context then RESYNCs and carries the other QPs' messages
+         * on (o9-107, o9-114.a1). Only an error of the context itself (retries exhausted) stops it.
+         */
+        ABANDON_OR_SUSPEND_THEN_RESYNC
+    }
 
     /**
      * Which halves a QP of the transport has (seed 001 §9.7.9.1: "an XRC INI QP is like an RC QP
@@ -42,16 +59,26 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         /** A send queue only: requests to it are dropped, nothing is received (XRC initiator). */
         REQUESTER,
         /** A receive side only: no send queue, no send CQ, responses to it are dropped (XRC target). */
-        RESPONDER;
+        RESPONDER,
+        /**
+         * A send queue and a receive queue that EE contexts serve (RD QP): no packet is handed to
+         * the QP itself; one whose RDETH names it is dropped, as it names no context in EE mode.
+         */
+        THROUGH_EE_CONTEXTS;
 
-        /** True if the QP has a send queue (and takes responses). */
+        /** True if the QP has a send queue. */
         public boolean sends() {
             return this != RESPONDER;
         }
 
         /** True if the QP takes requests. */
         public boolean responds() {
-            return this != REQUESTER;
+            return this == BOTH || this == RESPONDER;
+        }
+
+        /** True if a response ({@code response}) or a request may be handed to the QP. */
+        public boolean takes(boolean response) {
+            return response ? this == BOTH || this == REQUESTER : responds();
         }
     }
 
@@ -103,14 +130,21 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         NONE,
         /** DETH: the Q_Key and the source QP, checked against the receiving QP's Q_Key (UD). */
         DETH,
-        /** RDETH then DETH (RD). */
+        /**
+         * RDETH then DETH (RD): the EE context, then the Q_Key and source QP; the Q_Key is checked
+         * by the EE context against the QP the message is for, and a mismatch is NAKed.
+         */
         RDETH_DETH,
         /** XRCETH: the target XRC SRQ (XRC). */
         XRCETH;
 
-        /** True if the headers carry a Q_Key that must equal the receiving QP's (reference §8.5). */
+        /**
+         * True if the headers carry a Q_Key that must equal the receiving QP's, a packet with
+         * another being dropped on arrival (reference §8.5). RD's is checked per message by its
+         * target instead ({@link ReceiveSource#RD_QP_BY_DESTQP}).
+         */
         public boolean carriesQkey() {
-            return this == DETH || this == RDETH_DETH;
+            return this == DETH;
         }
 
         /** True if every request names the XRC SRQ it is for, so a work request must name one (o9-114.a5). */
@@ -124,7 +158,22 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         /** One peer set at RTR; packets must come from its address. */
         CONNECTED,
         /** A destination per work request from an address handle; packets may come from anywhere. */
-        PER_WORK_REQUEST
+        PER_WORK_REQUEST,
+        /**
+         * A destination per work request through the EE context it names (RD QP): the QP's
+         * messages are sent by that context, one at a time (o9-102, o9-103).
+         */
+        THROUGH_EE_CONTEXT,
+        /**
+         * An EE context: one peer context on one remote node set at RTR, packets accepted only
+         * from it; each message's destination QP and Q_Key are its work request's.
+         */
+        EE_PEER;
+
+        /** True if the QP's send queue is served by EE contexts rather than a requester of its own. */
+        public boolean throughEeContext() {
+            return this == THROUGH_EE_CONTEXT;
+        }
     }
 
     /** Where a message that needs a receive WQE takes it from. */
@@ -134,11 +183,20 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
         /** The XRC SRQ that the message's XRCETH names (XRC target). */
         SRQ_BY_XRCETH,
         /** No receive side (XRC initiator). */
-        NONE;
+        NONE,
+        /**
+         * The RD QP the BTH names, of the EE context's reliable datagram domain, with its Q_Key
+         * (an EE context: 9.7.8.2.2 "inbound request" example).
+         */
+        RD_QP_BY_DESTQP;
 
         /** The per-message choice of queue and PD this source makes for {@code qp}'s responder. */
         MessageTarget target(QpContext qp) {
-            return this == SRQ_BY_XRCETH ? new XrcSrqTarget(qp) : new MessageTarget.OwnQueue(qp);
+            return switch (this) {
+                case SRQ_BY_XRCETH -> new XrcSrqTarget(qp);
+                case RD_QP_BY_DESTQP -> new RdQpTarget(qp);
+                default -> new MessageTarget.OwnQueue(qp);
+            };
         }
     }
 
@@ -159,7 +217,13 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
          * Drop the packet silently, except that a receive WQE already taken completes with the
          * error's status; the QP carries on unless that WQE itself is at fault (UD).
          */
-        COMPLETE_AND_CONTINUE
+        COMPLETE_AND_CONTINUE,
+        /**
+         * NAK it as RC does, complete a receive WQE the message holds with the error, and move
+         * the QP the message was for to ERR where RC would; the EE context itself carries on
+         * (o9-107: a Q_Key or R_Key violation does not close it).
+         */
+        NAK_AND_CONTINUE
     }
 
     /** What the AETH's credit field says (reference §3.1). */
@@ -200,19 +264,19 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     public static final TransportPolicy RC = new TransportPolicy(QpType.RC, Transport.RC, Acknowledgement.ACKED,
             PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.NAK_AND_ERROR, Credits.FROM_RECEIVE_QUEUE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD,
-            Sides.BOTH, 0);
+            Sides.BOTH, 0, Recovery.QP_FAILS);
     public static final TransportPolicy UC = new TransportPolicy(QpType.UC, Transport.UC, Acknowledgement.UNACKED,
             PsnCheck.RESYNC_ON_FIRST, AddressingHeaders.NONE, DestinationKind.CONNECTED, ReceiveSource.QP_RQ_OR_SRQ,
-            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD, Sides.BOTH, 0);
+            ErrorHandling.DROP_MESSAGE, Credits.NONE, MessageSize.MULTI_PACKET, ReceiveLayout.PAYLOAD, Sides.BOTH, 0, Recovery.QP_FAILS);
     public static final TransportPolicy UD = new TransportPolicy(QpType.UD, Transport.UD, Acknowledgement.DATAGRAM,
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
-            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH, 0);
+            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH, 0, Recovery.QP_FAILS);
     /** The GSI (QP1): UD in every respect; only its number and Q_Key are fixed (reference §11.6). */
     public static final TransportPolicy GSI = new TransportPolicy(QpType.GSI, Transport.UD, Acknowledgement.GSI_DATAGRAM,
             PsnCheck.NONE, AddressingHeaders.DETH, DestinationKind.PER_WORK_REQUEST, ReceiveSource.QP_RQ_OR_SRQ,
             ErrorHandling.COMPLETE_AND_CONTINUE, Credits.NONE, MessageSize.ONE_PACKET,
-            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH, 1);
+            ReceiveLayout.GRH_THEN_PAYLOAD, Sides.BOTH, 1, Recovery.QP_FAILS);
     /**
      * XRC initiator: RC's requester (PSNs, ACKs, retries, READs and atomics), every request naming
      * its target XRC SRQ in an XRCETH; no receive side.
@@ -220,7 +284,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     public static final TransportPolicy XRC_SEND = new TransportPolicy(QpType.XRC_SEND, Transport.XRC,
             Acknowledgement.ACKED, PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.XRCETH, DestinationKind.CONNECTED,
             ReceiveSource.NONE, ErrorHandling.NAK_AND_ERROR, Credits.INVALID, MessageSize.MULTI_PACKET,
-            ReceiveLayout.PAYLOAD, Sides.REQUESTER, 0);
+            ReceiveLayout.PAYLOAD, Sides.REQUESTER, 0, Recovery.QP_FAILS);
     /**
      * XRC target: RC's responder, with each message's receive WQE, protection domain and
      * completion queue those of the XRC SRQ its XRCETH names; ACKs carry "invalid" credits; no
@@ -229,12 +293,41 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     public static final TransportPolicy XRC_RECV = new TransportPolicy(QpType.XRC_RECV, Transport.XRC,
             Acknowledgement.ACKED, PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.XRCETH, DestinationKind.CONNECTED,
             ReceiveSource.SRQ_BY_XRCETH, ErrorHandling.NAK_AND_ERROR, Credits.INVALID, MessageSize.MULTI_PACKET,
-            ReceiveLayout.PAYLOAD, Sides.RESPONDER, 0);
+            ReceiveLayout.PAYLOAD, Sides.RESPONDER, 0, Recovery.QP_FAILS);
+
+    /**
+     * An RD QP: queues, protection, Q_Key and domain only (seed 001 §9.7.8: "the service still
+     * uses QPs for queues, WQE pointers and protection"); its messages are sequenced,
+     * acknowledged and retried by the EE context each work request names ({@link #RD_EEC}),
+     * and requests reach it through an EE context too.
+     */
+    public static final TransportPolicy RD = new TransportPolicy(QpType.RD, Transport.RD, Acknowledgement.ACKED,
+            PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.RDETH_DETH, DestinationKind.THROUGH_EE_CONTEXT,
+            ReceiveSource.QP_RQ_OR_SRQ, ErrorHandling.NAK_AND_CONTINUE, Credits.NONE, MessageSize.MULTI_PACKET,
+            ReceiveLayout.PAYLOAD, Sides.THROUGH_EE_CONTEXTS, 0, Recovery.ABANDON_OR_SUSPEND_THEN_RESYNC);
+    /**
+     * An EE context, the "EE mode" of a context (seed 001 §9.7.8, implementation note): RC's
+     * requester, completer and responder, with PSNs, timers, retries, duplicates, responder
+     * resources and MSN per context; each message's QP, protection and receive WQE are the RD
+     * QP's that the work request or the BTH names; no end-to-end credits (9.7.8.3.1).
+     */
+    public static final TransportPolicy RD_EEC = new TransportPolicy(QpType.RD, Transport.RD, Acknowledgement.ACKED,
+            PsnCheck.NAK_OUT_OF_SEQUENCE, AddressingHeaders.RDETH_DETH, DestinationKind.EE_PEER,
+            ReceiveSource.RD_QP_BY_DESTQP, ErrorHandling.NAK_AND_CONTINUE, Credits.NONE, MessageSize.MULTI_PACKET,
+            ReceiveLayout.PAYLOAD, Sides.BOTH, 0, Recovery.ABANDON_OR_SUSPEND_THEN_RESYNC);
+
+    /**
+     * The QP type whose row of the state transition table (reference §6.2) the context follows:
+     * an EE context's attributes and states are an RC QP's (IBA 11.2.9, Modify EE Context).
+     */
+    public QpType stateTable() {
+        return destination == DestinationKind.EE_PEER ? QpType.RC : type;
+    }
 
     private static final Map<QpType, TransportPolicy> ROWS = new EnumMap<>(QpType.class);
 
     static {
-        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD, GSI, XRC_SEND, XRC_RECV}) {
+        for (TransportPolicy p : new TransportPolicy[] {RC, UC, UD, GSI, XRC_SEND, XRC_RECV, RD}) {
             ROWS.put(p.type, p);
         }
     }

@@ -45,6 +45,11 @@ final class XrcSrqTarget implements MessageTarget {
     }
 
     @Override
+    public QpContext owner() {
+        return qp;
+    }
+
+    @Override
     public ProtectionDomain pd() {
         return srq != null ? srq.pd() : null;
     }

@@ -1,0 +1,255 @@
+package io.rnic.core.transport;
+
+import io.rnic.core.psn.Psn;
+import io.rnic.core.psn.RequesterPsnWindow;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.Counter;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.WcStatus;
+import java.util.ArrayDeque;
+
+/**
+ * The outbound side of an EE context (seed 001 §9.7.8.2.1): the list of RD QPs whose next
+ * message it is to carry, served in turn one message at a time (o9-102), and the recovery of
+ * 9.7.8.5 when a message cannot complete. The context's own requester and completer do the
+ * packets, PSNs, ACKs and retries of the message it carries, as an RC QP's do.
+ *
+ * <p>A message whose error concerns its QP and not the context (a NAK for its R_Key, Q_Key,
+ * request or receive queue) is abandoned: it completes in error and its QP's send queue goes to
+ * SQE. A message an RNR NAK answers is suspended: its QP waits out the timer off the context and
+ * then sends it again from the start, as a new message. Either way the context then sends a
+ * RESYNC (9.7.3.2.2) at the next PSN and starts nothing else until the ACK at that PSN comes
+ * back (o9-114.a2), so that no late packet of the dropped message can be taken for part of a
+ * later one. Only an error of the context itself (its retries exhausted, a response that cannot
+ * be) moves it to ERR.
+ */
+final class EecScheduler implements SendDriver {
+    private final QpContext eec;
+    private final EecSendQueue sq;
+    private final ArrayDeque<QpContext> waiting = new ArrayDeque<>();
+    /** The RD QP whose message the context carries, or {@code null}. */
+    private QpContext sender;
+    /** A message was dropped: a RESYNC goes before the next one. */
+    private boolean resyncOwed;
+    private final SendWqe resync = new SendWqe(0, 0);
+    /** The message an RNR NAK suspended and the MSN that NAK carried, until the RESYNC answers. */
+    private SendWqe suspended;
+    private QpContext suspendedQp;
+    private int suspendedMsn;
+
+    EecScheduler(QpContext eec) {
+        this.eec = eec;
+        this.sq = (EecSendQueue) eec.sq;
+    }
+
+    /** {@code qp}'s next message names this context: it joins the tail of the list (step 2). */
+    void enqueue(QpContext qp) {
+        QpState s = eec.state;
+        if (s == QpState.ERR || s == QpState.RESET) {
+            fail(qp, qp.rdSender().head(), WcStatus.INV_EEC_STATE_ERR);
+            return;
+        }
+        waiting.add(qp);
+        run();
+    }
+
+    /** Takes {@code qp} off the list or off the context; a message it had on the context is dropped. */
+    void withdraw(QpContext qp) {
+        waiting.remove(qp);
+        if (sender == qp) {
+            sender = null;
+            dropCurrent();
+            resyncOwed = true;
+            run();
+        }
+    }
+
+    /** Starts the next message if the context is free: the RESYNC owed, else the next QP's (step 3, 10). */
+    @Override
+    public void run() {
+        if (sq.current() != null || eec.state != QpState.RTS) {
+            return;
+        }
+        if (resyncOwed) {
+            resyncOwed = false;
+            sq.carry(resync);
+            eec.requester.run();
+            return;
+        }
+        QpContext qp;
+        while ((qp = waiting.poll()) != null) {
+            SendWqe w = qp.state == QpState.RTS || qp.state == QpState.SQD ? qp.rdSender().head() : null;
+            if (w == null) {
+                qp.rdSender().unlink();
+                continue;
+            }
+            sender = qp;
+            sq.carry(w);
+            eec.requester.run();
+            return;
+        }
+    }
+
+    /** The context's completer completed {@code w} (its ACK came, or it failed): step 9. */
+    void completed(SendWqe w, WcStatus status) {
+        if (w == resync) {
+            sq.drop();
+            if (status == WcStatus.SUCCESS) {
+                resynchronised();
+            }
+            run();
+            return;
+        }
+        QpContext qp = sender;
+        sender = null;
+        sq.drop();
+        qp.completions.completeSend(w, status);
+        qp.rdSender().messageCompleted(status != WcStatus.SUCCESS);
+        run();
+    }
+
+    /**
+     * The message on the context failed with {@code status}: an error of the context moves it to
+     * ERR (o9-105); any other abandons the message and RESYNCs (o9-107, o9-114.a1).
+     */
+    void failed(SendWqe w, WcStatus status, AsyncEvent.Type event) {
+        if (w == null || w == resync || contextError(status)) {
+            eec.failWith(event, w == null ? null : () -> eec.completions.completeSend(w, status));
+            return;
+        }
+        eec.hca.counters().inc(Counter.RD_MESSAGES_ABANDONED);
+        forget(w);
+        resyncOwed = true;
+        eec.completions.completeSend(w, status);
+    }
+
+    /** Errors of the context rather than of the message's QP (9.7.8.1: "retry limit exceeded etc."). */
+    private static boolean contextError(WcStatus status) {
+        return status == WcStatus.RETRY_EXC_ERR || status == WcStatus.BAD_RESP_ERR;
+    }
+
+    /**
+     * An RNR NAK with timer {@code delayNanos} and MSN {@code msn} answered the message on the
+     * context: it is suspended (9.7.8.5) unless its RNR retries are spent, which abandons it.
+     */
+    void rnr(SendWqe w, long delayNanos, int msn) {
+        if (w == resync || w == null) {
+            return; // a RESYNC takes no receive WQE: no RNR NAK can be for it
+        }
+        if (w.rnrLeft < 0) {
+            w.rnrLeft = eec.attrs.rnrRetry();
+        }
+        if (w.rnrLeft == 0) {
+            eec.hca.counters().inc(Counter.RETRY_RNR_EXCEEDED_ERR);
+            failed(w, WcStatus.RNR_RETRY_EXC_ERR, AsyncEvent.Type.QP_FATAL);
+            return;
+        }
+        if (w.rnrLeft != 7) { // 7 means retry forever
+            w.rnrLeft--;
+        }
+        eec.hca.counters().inc(Counter.RD_MESSAGES_SUSPENDED);
+        QpContext qp = sender;
+        sender = null;
+        forget(w);
+        sq.drop();
+        w.restartAsNewMessage();
+        suspended = w;
+        suspendedQp = qp;
+        suspendedMsn = msn;
+        resyncOwed = true;
+        qp.rdSender().suspend(delayNanos);
+        run();
+    }
+
+    /**
+     * The RESYNC was acknowledged. Its MSN tells what became of a suspended message (9.7.8.6.1):
+     * two more than the NAK's means the responder did complete it (an earlier try got through),
+     * so a SEND or WRITE completes now instead of being sent again; one more means it was not
+     * started, and it restarts as planned. A READ is restarted either way: its data never came.
+     */
+    private void resynchronised() {
+        eec.hca.counters().inc(Counter.RD_RESYNCS_COMPLETED);
+        SendWqe w = suspended;
+        QpContext qp = suspendedQp;
+        suspended = null;
+        suspendedQp = null;
+        if (w == null || qp.rdSender().head() != w) {
+            return;
+        }
+        int advanced = Psn.diff(eec.rel.lastResponseMsn, suspendedMsn);
+        if (advanced == 2 && !w.kind.isReadOrAtomic()) {
+            eec.hca.counters().inc(Counter.RD_SUSPENDED_FOUND_COMPLETE);
+            qp.rdSender().resume();
+            qp.completions.completeSend(w, WcStatus.SUCCESS);
+            qp.rdSender().messageCompleted(false);
+        }
+    }
+
+    /**
+     * The message leaves the context's books: it no longer counts against the outstanding
+     * READ/atomic limit, and every PSN sent for it counts as answered, so the RESYNC is the
+     * oldest unacknowledged PSN and any late response to the message is a duplicate.
+     */
+    private void forget(SendWqe w) {
+        if (w.psnAssigned) {
+            if (w.kind.isReadOrAtomic()) {
+                eec.requester.rdAtomicOutstanding--;
+            }
+            if (Requester.takesReceiveWqe(w)) {
+                eec.requester.rwqeMessagesOutstanding--;
+            }
+        }
+        RequesterPsnWindow window = eec.rel.sendWindow;
+        if (window.inFlight() > 0) {
+            window.acknowledge(Psn.add(window.next(), -1));
+        }
+        eec.rel.impliedRetryPsn = -1;
+        resync.reset();
+        resync.kind = RequestKind.RESYNC;
+        resync.owner = w.owner;
+        resync.remoteQpn = w.remoteQpn;
+        resync.remoteQkey = w.remoteQkey;
+    }
+
+    private void dropCurrent() {
+        SendWqe w = sq.current();
+        if (w != null && w != resync) {
+            forget(w);
+        }
+        sq.drop();
+    }
+
+    /**
+     * The context leaves RTS for ERR or RESET: the message it carries and those waiting for it
+     * complete with INV_EEC_STATE_ERR, as any later one that names it will.
+     */
+    @Override
+    public void stop() {
+        SendWqe w = sq.current();
+        QpContext qp = sender;
+        sender = null;
+        dropCurrent();
+        if (w != null && w != resync && qp != null) {
+            fail(qp, w, WcStatus.INV_EEC_STATE_ERR);
+        }
+        QpContext next;
+        while ((next = waiting.poll()) != null) {
+            fail(next, next.rdSender().head(), WcStatus.INV_EEC_STATE_ERR);
+        }
+        resyncOwed = false;
+        suspended = null;
+        suspendedQp = null;
+    }
+
+    private static void fail(QpContext qp, SendWqe w, WcStatus status) {
+        if (w != null) {
+            qp.completions.completeSend(w, status);
+        }
+        qp.rdSender().messageCompleted(w != null);
+    }
+
+    /** RD QPs waiting for the context, for tests and queries. */
+    int waiting() {
+        return waiting.size();
+    }
+}
