@@ -1,32 +1,693 @@
 package io.rnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.rnic.core.packet.AethSyndrome;
+import io.rnic.core.packet.DecodeResult;
+import io.rnic.core.packet.Header;
+import io.rnic.core.packet.OpcodeTable;
+import io.rnic.core.packet.PacketDecoder;
+import io.rnic.core.packet.PacketFields;
+import io.rnic.core.packet.RocePacket;
+import io.rnic.core.wire.WireTap;
+import io.rnic.transport.fault.FaultModel;
+import io.rnic.transport.fault.Faults;
+import io.rnic.transport.fault.PacketMatch;
+import io.rnic.transport.sim.LinkDirection;
+import io.rnic.transport.sim.SimWire;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Reliable datagram service (seed 001 §9.7.8) between two nodes on the simulated network. */
+/**
+ * Reliable datagram service (seed 001 §9.7.8) between two nodes on the simulated network, in
+ * virtual time: one test per normative rule the seed states for a channel adapter (o9-100 to
+ * o9-114.a4), the seed's outbound and inbound examples, and the recovery of 9.7.8.5 (abandon,
+ * suspend, RESYNC, the MSN rule of 9.7.8.6.1 and the "r3" ghost). RC's PSN, retry and duplicate
+ * rules, which RD keeps per EE context, run on an RD pair in {@link RdReliabilityTest}.
+ */
 class RdTest {
+    /** A decoded packet as a wire sent it, with the virtual time it left. */
+    record Sent(PacketFields f, long at) {
+        String opcode() {
+            return f.opcode().name();
+        }
+
+        boolean request() {
+            return !f.opcode().isResponse();
+        }
+
+        @Override
+        public String toString() {
+            return opcode() + "@" + f.psn;
+        }
+    }
+
+    /** Every packet {@code wire} sends, decoded. */
+    static List<Sent> sent(SimWire wire) {
+        List<Sent> out = new ArrayList<>();
+        PacketDecoder decoder = new PacketDecoder();
+        wire.addTap((dir, ts, p, s, d) -> {
+            if (dir == WireTap.Direction.SENT) {
+                RocePacket r = new RocePacket();
+                if (decoder.decode(p, p.readerIndex(), p.readableBytes(), r) == DecodeResult.OK) {
+                    out.add(new Sent(PacketFields.readFrom(r), ts));
+                }
+            }
+        });
+        return out;
+    }
+
+    /** A view of {@code b} in the byte order atomics use (the host's, little-endian here). */
+    static java.nio.ByteBuffer le(java.nio.ByteBuffer b) {
+        return b.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    }
+
+    static List<Sent> named(List<Sent> all, String prefix) {
+        return all.stream().filter(s -> s.opcode().startsWith(prefix)).toList();
+    }
+
+    private static LinkDirection ab(SimPair f) {
+        return f.net.direction(f.wireA, f.wireB);
+    }
+
+    private static LinkDirection ba(SimPair f) {
+        return f.net.direction(f.wireB, f.wireA);
+    }
+
+    /** A second pair of EE contexts between the fixture's nodes, in its domains. */
+    private static EeContext[] secondContexts(RdFixture f) {
+        EeContext a = f.rddA.createEeContext();
+        EeContext b = f.rddB.createEeContext();
+        Connections.connectEeContexts(a, 0x300, b, 0x400, RcOptions.defaults());
+        return new EeContext[] {a, b};
+    }
+
+    // ------------------------------------------------------------------ o9-100, o9-101
+
+    /** o9-100: consecutive messages of RD QPs go to different QPs of another node, all through one context. */
     @Test
-    void twoQpsSendThroughOneEeContextToTwoQpsOfAnotherNode() {
+    void o9_100_twoQpsSendThroughOneEeContextToTwoQpsOfAnotherNode() {
         try (RdFixture f = new RdFixture(1)) {
             SimPair.fill(f.bufA, 0, 8192, 7);
             f.b1.postRecv(f.recvB(11, 0, 4096));
             f.b2.postRecv(f.recvB(12, 4096, 4096));
             f.a1.postSend(f.sendTo(f.b1, 1, 0, 3000));
             f.a2.postSend(f.sendTo(f.b2, 2, 4096, 3000));
-            List<WorkCompletion> sent = f.await(f.cqA, 2);
-            List<WorkCompletion> got = f.await(f.cqB, 2);
-            for (WorkCompletion wc : sent) {
+            for (WorkCompletion wc : f.await(f.cqA, 2)) {
                 assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
             }
+            List<WorkCompletion> got = f.await(f.cqB, 2);
             for (WorkCompletion wc : got) {
                 assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
                 assertEquals(3000, wc.byteLen());
             }
+            assertEquals(f.a1.qpn(), got.get(0).srcQp(), "the receive completion names the sending RD QP");
+            assertEquals(f.a2.qpn(), got.get(1).srcQp());
+            assertEquals(f.b1.qpn(), got.get(0).qpNum());
+            assertEquals(f.b2.qpn(), got.get(1).qpNum());
             assertTrue(SimPair.same(f.bufA, 0, f.bufB, 0, 3000));
             assertTrue(SimPair.same(f.bufA, 4096, f.bufB, 4096, 3000));
+        }
+    }
+
+    /**
+     * o9-101 and the seed's step 9: one QP sends its messages through whichever context each
+     * names, in turn, and a QP receives from several contexts of its domain.
+     */
+    @Test
+    void o9_101_oneQpUsesTwoContextsInTurnAndAQpReceivesFromBoth() {
+        try (RdFixture f = new RdFixture(2)) {
+            EeContext[] second = secondContexts(f);
+            var sentA = sent(f.wireA);
+            SimPair.fill(f.bufA, 0, 4096, 3);
+            f.b1.postRecv(f.recvB(11, 0, 1024));
+            f.b1.postRecv(f.recvB(12, 1024, 1024));
+            f.a1.postSend(f.sendA(1, 0, 1000).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(2, 1024, 1000).rd(second[0], f.b1.qpn(), RdFixture.QKEY));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(List.of(1L, 2L), List.of(wcs.get(0).wrId(), wcs.get(1).wrId()));
+            assertEquals(2, f.await(f.cqB, 2).size());
+            List<Sent> sends = named(sentA, "RD_SEND");
+            assertEquals(f.eecB.eecn(), sends.get(0).f().rdethEec);
+            assertEquals(second[1].eecn(), sends.get(1).f().rdethEec);
+            assertEquals(0x100, sends.get(0).f().psn, "each context numbers its packets itself");
+            assertEquals(0x300, sends.get(1).f().psn);
+            assertTrue(SimPair.same(f.bufA, 0, f.bufB, 0, 1000));
+            assertTrue(SimPair.same(f.bufA, 1024, f.bufB, 1024, 1000));
+        }
+    }
+
+    // ------------------------------------------------------------------ o9-102, o9-103, outbound example
+
+    /**
+     * o9-102, o9-103 and the outbound example (9.7.8.2.1 steps 2, 9, 10): one message at a time
+     * on the context and per QP; a QP whose message completed rejoins the context's list at its
+     * tail, so two QPs sharing a context take turns.
+     */
+    @Test
+    void o9_102_o9_103_oneMessageAtATimeAndQpsTakeTurnsOnTheContext() {
+        try (RdFixture f = new RdFixture(3)) {
+            var sentA = sent(f.wireA);
+            var sentB = sent(f.wireB);
+            for (int i = 0; i < 3; i++) {
+                f.b1.postRecv(f.recvB(10 + i, i * 4096, 4096));
+                f.b2.postRecv(f.recvB(20 + i, 16384 + i * 4096, 4096));
+            }
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 3000));
+            f.a1.postSend(f.sendTo(f.b1, 2, 0, 3000));
+            f.a2.postSend(f.sendTo(f.b2, 3, 0, 3000));
+            f.a2.postSend(f.sendTo(f.b2, 4, 0, 3000));
+            f.await(f.cqA, 4);
+            List<Sent> firsts = named(sentA, "RD_SEND_FIRST");
+            List<Integer> senders = firsts.stream().map(s -> s.f().dethSrcQp).toList();
+            assertEquals(List.of(f.a1.qpn(), f.a2.qpn(), f.a1.qpn(), f.a2.qpn()), senders, "QPs alternate");
+            List<Sent> acks = named(sentB, "RD_ACKNOWLEDGE");
+            for (int m = 1; m < 4; m++) {
+                long start = firsts.get(m).at();
+                int lastPsnBefore = firsts.get(m).f().psn - 1;
+                assertTrue(acks.stream().anyMatch(a -> a.f().psn == lastPsnBefore && a.at() < start),
+                        "message " + m + " started only after the ACK of the one before: " + sentA + " " + sentB);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ o9-104
+
+    /** o9-104: requests carry BTH, RDETH (the responder's context), DETH (Q_Key, source QP); responses RDETH. */
+    @Test
+    void o9_104_requestsCarryRdethAndDethAndResponsesRdeth() {
+        try (RdFixture f = new RdFixture(4)) {
+            var sentA = sent(f.wireA);
+            var sentB = sent(f.wireB);
+            f.b2.postRecv(f.recvB(1, 0, 64));
+            f.a1.postSend(f.sendTo(f.b2, 1, 0, 32));
+            f.await(f.cqA);
+            Sent req = sentA.get(0);
+            assertEquals("RD_SEND_ONLY", req.opcode());
+            assertTrue(req.f().opcode().has(Header.RDETH) && req.f().opcode().has(Header.DETH));
+            assertEquals(f.b2.qpn(), req.f().destQp, "the BTH names the destination RD QP");
+            assertEquals(f.eecB.eecn(), req.f().rdethEec, "the RDETH names the responder's context");
+            assertEquals(RdFixture.QKEY, req.f().dethQkey);
+            assertEquals(f.a1.qpn(), req.f().dethSrcQp);
+            Sent ack = sentB.get(0);
+            assertEquals("RD_ACKNOWLEDGE", ack.opcode());
+            assertTrue(ack.f().opcode().has(Header.RDETH) && !ack.f().opcode().has(Header.DETH));
+            assertEquals(f.eecA.eecn(), ack.f().rdethEec, "the RDETH names the requester's context");
+            assertEquals(f.a1.qpn(), ack.f().destQp, "the BTH names the QP that sent the request");
+        }
+    }
+
+    // ------------------------------------------------------------------ o9-107 and the QP-error choices
+
+    /**
+     * 9.7.8.1 and o9-107: a Q_Key violation is NAKed Invalid RD Request; the sending QP's message
+     * is abandoned (REM_INV_RD_REQ_ERR, its send queue to SQE), the context RESYNCs and carries
+     * the other QP's message; moved back to RTS, the QP sends again.
+     */
+    @Test
+    void o9_107_qkeyViolationIsNakedInvalidRdRequestAndTheContextCarriesOn() {
+        try (RdFixture f = new RdFixture(5)) {
+            var sentA = sent(f.wireA);
+            var sentB = sent(f.wireB);
+            f.b1.postRecv(f.recvB(11, 0, 64));
+            f.b2.postRecv(f.recvB(12, 64, 64));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertEquals(AethSyndrome.nak(AethSyndrome.NAK_INVALID_RD_REQUEST), named(sentB, "RD_ACKNOWLEDGE").get(0).f().aethSyndrome);
+            assertEquals(List.of("RD_SEND_ONLY", "RD_RESYNC", "RD_SEND_ONLY"), sentA.stream().map(Sent::opcode).toList());
+            assertEquals(QpState.SQE, f.a1.state(), "the sending QP's send queue is in error");
+            assertEquals(QpState.RTS, f.eecA.state());
+            assertEquals(QpState.RTS, f.eecB.state());
+            assertEquals(QpState.RTS, f.b1.state(), "the QP the request was for carries on");
+            assertEquals(1, f.b.counters().get(Counter.QKEY_VIOL_CNTR));
+            assertEquals(1, f.cqB.size());
+            f.a1.modify(new QpAttributes().state(QpState.RTS));
+            f.a1.postSend(f.sendTo(f.b1, 3, 0, 32));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+        }
+    }
+
+    /** o9-107: an R_Key violation abandons the WRITE; neither context nor the target QP stops. */
+    @Test
+    void o9_107_rkeyViolationAbandonsTheMessageNotTheContext() {
+        try (RdFixture f = new RdFixture(6)) {
+            f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address(), 64, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey() ^ 0x100)
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            f.a2.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address(), 64, f.mrA.lkey()).rdma(f.mrB.address() + 4096, f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.REM_ACCESS_ERR, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertEquals(QpState.RTS, f.b1.state());
+            assertEquals(QpState.RTS, f.eecB.state());
+            assertEquals(1, f.a.counters().get(Counter.RD_MESSAGES_ABANDONED));
+            assertEquals(1, f.a.counters().get(Counter.RD_RESYNCS_COMPLETED));
+        }
+    }
+
+    /** 9.7.8.1: a request for a QP not configured for RD is answered NAK Invalid RD Request. */
+    @Test
+    void requestForAQpNotConfiguredForRdIsNakedInvalidRdRequest() {
+        try (RdFixture f = new RdFixture(7)) {
+            QueuePair ud = f.pdB.createQp(QpInitAttributes.ud(f.cqB, f.cqB));
+            Connections.readyDatagram(ud, RdFixture.QKEY, 0);
+            ud.postRecv(f.recvB(1, 0, 128));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, ud.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.REM_INV_RD_REQ_ERR, f.await(f.cqA).status());
+            assertEquals(1, f.b.counters().get(Counter.RD_INVALID_REQUESTS));
+            assertEquals(0, f.cqB.size(), "nothing was delivered to the UD QP");
+        }
+    }
+
+    /** IBA 10.2.8: a request whose target QP is in another RDD than the context is NAKed Invalid RD Request. */
+    @Test
+    void requestForAQpOfAnotherRddIsNakedInvalidRdRequest() {
+        try (RdFixture f = new RdFixture(8)) {
+            ReliableDatagramDomain other = f.b.allocRdd();
+            QueuePair stranger = RdFixture.rdQp(f.pdB, f.cqB, other);
+            stranger.postRecv(f.recvB(1, 0, 128));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, stranger.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.REM_INV_RD_REQ_ERR, f.await(f.cqA).status());
+            assertEquals(1, f.b.counters().get(Counter.RD_RDD_VIOLATIONS));
+            assertEquals(0, f.cqB.size());
+        }
+    }
+
+    /** A work request is refused at post when it names no context, or one of another RDD. */
+    @Test
+    void workRequestMustNameAContextOfTheQpsDomain() {
+        try (RdFixture f = new RdFixture(9)) {
+            ReliableDatagramDomain other = f.a.allocRdd();
+            EeContext foreign = other.createEeContext();
+            IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                    () -> f.a1.postSend(f.sendA(1, 0, 8).rd(foreign, f.b1.qpn(), RdFixture.QKEY)));
+            assertTrue(x.getMessage().contains("reliable datagram domain"), x.getMessage());
+            x = assertThrows(IllegalArgumentException.class, () -> f.a1.postSend(f.sendA(1, 0, 8)));
+            assertTrue(x.getMessage().contains("EE context"), x.getMessage());
+            x = assertThrows(IllegalArgumentException.class, () -> f.pdA.createQp(QpInitAttributes.rd(f.cqA, f.cqA)));
+            assertTrue(x.getMessage().contains("createRdQp"), x.getMessage());
+            IllegalStateException busy = assertThrows(IllegalStateException.class, other::close);
+            assertTrue(busy.getMessage().contains("still has 1"), busy.getMessage());
+            foreign.close();
+            other.close();
+        }
+    }
+
+    /**
+     * 9.7.8.1, implementation note: an RD packet whose RDETH names a context that is not in EE
+     * mode (here an RD QP's number) is dropped silently.
+     */
+    @Test
+    void rdPacketForAContextNotInEeModeIsDroppedSilently() {
+        try (RdFixture f = new RdFixture(10)) {
+            var sentB = sent(f.wireB);
+            PacketFields p = new PacketFields().opcode(OpcodeTable.byName("RD_SEND_ONLY"));
+            p.destQp = f.b1.qpn();
+            p.rdethEec = f.b2.qpn();
+            p.dethQkey = RdFixture.QKEY;
+            p.dethSrcQp = f.a1.qpn();
+            p.psn = 0x100;
+            p.ackReq = true;
+            f.b1.postRecv(f.recvB(1, 0, 64));
+            Wiretap.inject(f.wireA, f.eecA.core.sourcePort(), f.wireB, p);
+            f.settle();
+            assertEquals(1, f.b.counters().get(Counter.RCVD_WRONG_QP_STATE_OR_TYPE));
+            assertTrue(sentB.isEmpty(), "no answer: " + sentB);
+            assertEquals(0, f.cqB.size());
+        }
+    }
+
+    // ------------------------------------------------------------------ o9-108
+
+    /** o9-108: SEND with immediate, RDMA WRITE with and without immediate, RDMA READ and both atomics. */
+    @Test
+    void o9_108_sendWriteReadAndAtomicsThroughAContext() {
+        try (RdFixture f = new RdFixture(11)) {
+            SimPair.fill(f.bufA, 0, 6000, 1);
+            SimPair.fill(f.bufB, 100_000, 6000, 2);
+            le(f.bufB).putLong(200_000, 40);
+            f.b1.postRecv(f.recvB(1, 0, 8192));
+            f.b1.postRecv(f.recvB(2, 0, 0));
+            QueuePair q = f.a1;
+            q.postSend(f.sendTo(f.b1, 1, 0, 5000).opcode(WrOpcode.SEND_WITH_IMM).imm(0x1234));
+            q.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address(), 6000, f.mrA.lkey()).rdma(f.mrB.address() + 20_000, f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            q.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).imm(7).signaled(true)
+                    .rdma(f.mrB.address() + 40_000, f.mrB.rkey()).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            q.postSend(new SendWorkRequest().wrId(4).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 50_000, 6000, f.mrA.lkey()).rdma(f.mrB.address() + 100_000, f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            q.postSend(new SendWorkRequest().wrId(5).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address() + 60_000, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 2, 0)
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            q.postSend(new SendWorkRequest().wrId(6).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).signaled(true)
+                    .sge(f.mrA.address() + 60_008, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 42, 9)
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            List<WorkCompletion> wcs = f.await(f.cqA, 6);
+            for (int i = 0; i < 6; i++) {
+                assertEquals(i + 1, wcs.get(i).wrId());
+                assertEquals(WcStatus.SUCCESS, wcs.get(i).status(), wcs.get(i).toString());
+            }
+            List<WorkCompletion> recvs = f.await(f.cqB, 2);
+            assertEquals(0x1234, recvs.get(0).immData());
+            assertEquals(5000, recvs.get(0).byteLen());
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, recvs.get(1).opcode());
+            assertEquals(7, recvs.get(1).immData());
+            assertTrue(SimPair.same(f.bufA, 0, f.bufB, 0, 5000));
+            assertTrue(SimPair.same(f.bufA, 0, f.bufB, 20_000, 6000));
+            assertTrue(SimPair.same(f.bufB, 100_000, f.bufA, 50_000, 6000));
+            assertEquals(40, le(f.bufA).getLong(60_000));
+            assertEquals(42, le(f.bufA).getLong(60_008));
+            assertEquals(9, le(f.bufB).getLong(200_000));
+        }
+    }
+
+    // ------------------------------------------------------------------ o9-111: RNR
+
+    /**
+     * o9-111 and 9.7.8.5: an RD receive queue's overflow is answered with an RNR NAK; the message
+     * is suspended while the other QP's message goes through the same context (o9-107: the RNR
+     * does not hold the context), and restarts as a new message once the timer has passed.
+     */
+    @Test
+    void o9_111_rnrNakSuspendsTheMessageWhileAnotherQpsGoesThrough() {
+        try (RdFixture f = new RdFixture(12)) {
+            var sentA = sent(f.wireA);
+            f.b2.postRecv(f.recvB(2, 4096, 64));
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 32));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            WorkCompletion first = f.await(f.cqA);
+            assertEquals(2, first.wrId(), "the second QP's message went first");
+            assertEquals(1, f.a.counters().get(Counter.RD_MESSAGES_SUSPENDED));
+            assertEquals(1, f.b.counters().get(Counter.SEND_RNR_ERR));
+            f.b1.postRecv(f.recvB(1, 0, 64));
+            WorkCompletion second = f.await(f.cqA);
+            assertEquals(1, second.wrId());
+            assertEquals(WcStatus.SUCCESS, second.status());
+            List<Integer> psns = named(sentA, "RD_SEND_ONLY").stream().filter(s -> s.f().dethSrcQp == f.a1.qpn())
+                    .map(s -> s.f().psn).toList();
+            assertTrue(psns.size() >= 2 && psns.stream().distinct().count() == psns.size(),
+                    "each restart is a new message at a new PSN: " + psns);
+            assertEquals(2, f.await(f.cqB, 2).size());
+        }
+    }
+
+    // ------------------------------------------------------------------ o9-112, o9-113
+
+    /**
+     * o9-112 and the inbound example (9.7.8.2.2 step 4): a QP's receive WQEs are taken in order
+     * but complete in the order their messages do, which on two contexts may differ; the queue's
+     * slots come back all the same.
+     */
+    @Test
+    void o9_112_receiveWqesCompleteOutOfOrderAcrossContexts() {
+        try (RdFixture f = new RdFixture(13)) {
+            EeContext[] second = secondContexts(f);
+            SimPair.fill(f.bufA, 0, 8192, 5);
+            // The first message's last packet is lost once: it completes after the second.
+            ab(f).fault(Faults.dropNth(PacketMatch.opcode(OpcodeTable.byName("RD_SEND_LAST").code()), 1));
+            f.b1.postRecv(f.recvB(101, 0, 4096));
+            f.b1.postRecv(f.recvB(102, 4096, 4096));
+            f.a1.postSend(f.sendA(1, 0, 3000).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            f.a2.postSend(f.sendA(2, 4096, 100).rd(second[0], f.b1.qpn(), RdFixture.QKEY));
+            List<WorkCompletion> recvs = f.await(f.cqB, 2);
+            assertEquals(List.of(102L, 101L), List.of(recvs.get(0).wrId(), recvs.get(1).wrId()),
+                    "the receive WQE taken second completed first");
+            assertTrue(SimPair.same(f.bufA, 0, f.bufB, 0, 3000));
+            assertTrue(SimPair.same(f.bufA, 4096, f.bufB, 4096, 100));
+            f.await(f.cqA, 2);
+            for (int round = 0; round < 3; round++) { // the ring keeps working past the reordering
+                f.b1.postRecv(f.recvB(200 + round, 8192, 64));
+                f.a1.postSend(f.sendTo(f.b1, 10 + round, 0, 64));
+                assertEquals(200 + round, f.await(f.cqB).wrId());
+                f.await(f.cqA);
+            }
+        }
+    }
+
+    /** o9-113: a QP's send WQEs complete in the order posted even when they use different contexts. */
+    @Test
+    void o9_113_sendWqesCompleteInOrderAcrossContexts() {
+        try (RdFixture f = new RdFixture(14)) {
+            EeContext[] second = secondContexts(f);
+            ab(f).fault(Faults.dropNth(PacketMatch.any(), 1)); // the first message is slow
+            f.b1.postRecv(f.recvB(1, 0, 64));
+            f.b1.postRecv(f.recvB(2, 64, 64));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(2, 0, 32).rd(second[0], f.b1.qpn(), RdFixture.QKEY));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(List.of(1L, 2L), List.of(wcs.get(0).wrId(), wcs.get(1).wrId()));
+            assertEquals(1, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+        }
+    }
+
+    // ------------------------------------------------------------------ MSN: o9-114.a3, a4
+
+    /**
+     * o9-114.a3/a4: every response's AETH carries the context's MSN, which starts at 0 and counts
+     * each new message once — never a duplicate — and a READ's or atomic's last or only response
+     * carries the incremented value.
+     */
+    @Test
+    void o9_114_a3_a4_msnCountsNewMessagesOnceAndRidesEveryResponse() {
+        try (RdFixture f = new RdFixture(15)) {
+            var sentB = sent(f.wireB);
+            ba(f).fault(Faults.dropNthAck(2)); // the second message's ACK: it is retried, a duplicate
+            f.b1.postRecv(f.recvB(1, 0, 64));
+            f.b2.postRecv(f.recvB(2, 64, 64));
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 32));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            f.a1.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 8192, 3000, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            f.a2.postSend(new SendWorkRequest().wrId(4).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address() + 16384, 8, f.mrA.lkey()).atomic(f.mrB.address() + 65536, f.mrB.rkey(), 1, 0)
+                    .rd(f.eecA, f.b2.qpn(), RdFixture.QKEY));
+            f.await(f.cqA, 4);
+            List<String> seen = new ArrayList<>();
+            for (Sent s : sentB) {
+                if (s.f().opcode().has(Header.AETH)) {
+                    seen.add(s.opcode().substring(3) + " " + s.f().aethMsn);
+                }
+            }
+            assertEquals(List.of("ACKNOWLEDGE 1", "ACKNOWLEDGE 2", "ACKNOWLEDGE 2",
+                    "RDMA_READ_RESPONSE_FIRST 3", "RDMA_READ_RESPONSE_LAST 3", "ATOMIC_ACKNOWLEDGE 4"), seen);
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+        }
+    }
+
+    // ------------------------------------------------------------------ RESYNC: o9-114.a1, a2, 9.7.8.6.1
+
+    /**
+     * o9-114.a2: after abandoning a message the requester sends a RESYNC with AckReq and waits for
+     * the ACK at the RESYNC's PSN, accepting no other response and starting no other message; a
+     * lost RESYNC is retried on the timer at the same PSN.
+     */
+    @Test
+    void o9_114_a2_resyncWaitsForItsAckAndIsRetriedWhenLost() {
+        try (RdFixture f = new RdFixture(16)) {
+            var sentA = sent(f.wireA);
+            ab(f).fault(Faults.dropNth(PacketMatch.opcode(OpcodeTable.byName("RD_RESYNC").code()), 1));
+            f.b2.postRecv(f.recvB(2, 0, 64));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wcs.get(0).status());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertEquals(List.of("RD_SEND_ONLY@256", "RD_RESYNC@257", "RD_RESYNC@257", "RD_SEND_ONLY@258"),
+                    sentA.stream().map(Sent::toString).toList());
+            assertTrue(sentA.get(1).f().ackReq && sentA.get(2).f().ackReq);
+            assertEquals(1, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+        }
+    }
+
+    /**
+     * 9.7.8.6.1: an RNR NAK that arrives late, after a retry of the same SEND got through, still
+     * suspends the message; the RESYNC's ACK then carries an MSN two above the NAK's, which tells
+     * the requester the responder did complete it: it completes successfully and is not sent again.
+     */
+    @Test
+    void resyncMsnTwoAboveTheNaksCompletesTheSuspendedSendWithoutResendingIt() {
+        RcOptions o = RcOptions.defaults().withRetry(8, 7, 7); // ACK timeout 1 ms
+        try (RdFixture f = new RdFixture(17, o)) {
+            var sentA = sent(f.wireA);
+            var sentB = sent(f.wireB);
+            long[] rnrDue = {0};
+            FaultModel delayRnrDropAcks = fate -> {
+                if (!fate.isAck()) {
+                    return;
+                }
+                long now = f.net.scheduler().nanoTime();
+                if (rnrDue[0] == 0) {
+                    rnrDue[0] = now + 3_000_000;
+                    fate.delay(3_000_000); // the RNR NAK arrives 3 ms late
+                } else if (now < rnrDue[0]) {
+                    fate.drop(); // the ACKs of the retries are lost until then
+                }
+            };
+            ba(f).fault(delayRnrDropAcks);
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 32));
+            f.net.scheduler().runUntil(() -> !sentB.isEmpty(), 1_000_000_000L);
+            assertEquals(0x20, sentB.get(0).f().aethSyndrome & 0x60, "an RNR NAK went back");
+            f.b1.postRecv(f.recvB(1, 0, 64)); // the retry that the timer sends will find it
+            WorkCompletion wc = f.await(f.cqA);
+            assertEquals(WcStatus.SUCCESS, wc.status());
+            assertEquals(1, f.await(f.cqB).wrId());
+            assertEquals(1, f.a.counters().get(Counter.RD_SUSPENDED_FOUND_COMPLETE));
+            int resync = -1;
+            for (int i = 0; i < sentA.size(); i++) {
+                if (sentA.get(i).opcode().equals("RD_RESYNC")) {
+                    resync = i;
+                }
+            }
+            assertTrue(resync > 0, "a RESYNC was sent: " + sentA);
+            assertTrue(named(sentA.subList(resync, sentA.size()), "RD_SEND").isEmpty(),
+                    "the SEND was not sent again after the RESYNC: " + sentA);
+            f.settle();
+            assertEquals(0, f.cqB.size(), "delivered once");
+        }
+    }
+
+    /**
+     * The seed's figure 111 and "r3" ghost (9.7.8.5): a three-packet SEND is NAKed at its second
+     * packet while its third is held up in the fabric; the requester abandons it and RESYNCs past
+     * every PSN it used, so the next message of the same QP — a three-packet WRITE — starts
+     * beyond the ghost's PSN. When the ghost arrives in the middle of that WRITE it is a duplicate
+     * and is ignored: the WRITE's data is intact. (Had the WRITE started at the abandoned PSN, as
+     * it would without the RESYNC, the ghost would have been taken as its last packet.)
+     */
+    @Test
+    void r3GhostOfAnAbandonedSendIsADuplicateDuringTheNextMessageAfterResync() {
+        try (RdFixture f = new RdFixture(18)) {
+            var sentA = sent(f.wireA);
+            int mtu = 1024;
+            SimPair.fill(f.bufA, 0, 3 * mtu, 9);
+            SimPair.fill(f.bufA, 100_000, 3 * mtu, 77);
+            int r3 = 0x100 + 2;
+            boolean[] held = {false};
+            ab(f).fault(fate -> {
+                if (!held[0] && fate.psn() == r3) {
+                    held[0] = true;
+                    fate.delay(20_000); // arrives while the next message is being received
+                }
+            });
+            f.b1.postRecv(f.recvB(1, 0, 1000)); // too short for the 3 KiB SEND: NAKed at its second packet
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 3 * mtu));
+            assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
+            assertEquals(WcStatus.LOC_LEN_ERR, f.await(f.cqB).status());
+            f.a1.modify(new QpAttributes().state(QpState.RTS));
+            f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address() + 100_000, 3 * mtu, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            f.settle();
+            assertTrue(held[0]);
+            Sent resync = named(sentA, "RD_RESYNC").get(0);
+            assertEquals(r3 + 1, resync.f().psn, "the RESYNC goes past every PSN the abandoned message used");
+            assertTrue(named(sentA, "RD_RDMA_WRITE_FIRST").get(0).f().psn > r3, "the WRITE starts beyond the ghost");
+            assertTrue(f.b.counters().get(Counter.DUPLICATE_REQUEST) >= 1, "the ghost was a duplicate");
+            assertTrue(SimPair.same(f.bufA, 100_000, f.bufB, 300_000, 3 * mtu), "no corruption");
+        }
+    }
+
+    /**
+     * The "r3" ghost for an atomic (9.7.8.5): a late duplicate of an executed atomic, arriving
+     * during a later message of the same QP, is answered from the saved result, not executed
+     * again; the requester discards that answer as a duplicate response.
+     */
+    @Test
+    void r3GhostOfAnAtomicIsAnsweredFromItsResultAndDiscarded() {
+        try (RdFixture f = new RdFixture(19)) {
+            le(f.bufB).putLong(200_000, 5);
+            f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            PacketFields ghost = new PacketFields().opcode(OpcodeTable.byName("RD_FETCH_ADD"));
+            ghost.destQp = f.b1.qpn();
+            ghost.rdethEec = f.eecB.eecn();
+            ghost.dethQkey = RdFixture.QKEY;
+            ghost.dethSrcQp = f.a1.qpn();
+            ghost.psn = 0x100;
+            ghost.atomicVa = f.mrB.address() + 200_000;
+            ghost.atomicRkey = f.mrB.rkey();
+            ghost.atomicSwapAdd = 1;
+            f.b1.postRecv(f.recvB(2, 0, 64));
+            f.a1.postSend(f.sendTo(f.b1, 2, 0, 32));
+            Wiretap.inject(f.wireA, f.eecA.core.sourcePort(), f.wireB, ghost);
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            f.settle();
+            assertEquals(6, le(f.bufB).getLong(200_000), "executed once");
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+            assertEquals(1, f.a.counters().get(Counter.DUPLICATE_RESPONSE), "the ghost answer was discarded");
+        }
+    }
+
+    // ------------------------------------------------------------------ the context's own errors and life
+
+    /**
+     * o9-105 and 9.7.8.1: an error of the context itself (retries exhausted) is reported in the
+     * WR's completion and stops the context; the messages waiting for it complete with
+     * INV_EEC_STATE_ERR, as do later ones that name it.
+     */
+    @Test
+    void retriesExhaustedFailTheContextAndTheMessagesWaitingForIt() {
+        try (RdFixture f = new RdFixture(20, RcOptions.defaults().withRetry(8, 2, 7))) {
+            ab(f).fault(Faults.drop(1.0));
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 32));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.RETRY_EXC_ERR, wcs.get(0).status());
+            assertEquals(WcStatus.INV_EEC_STATE_ERR, wcs.get(1).status());
+            assertEquals(QpState.ERR, f.eecA.state());
+            assertEquals(QpState.SQE, f.a1.state());
+            assertEquals(QpState.SQE, f.a2.state());
+            f.a1.modify(new QpAttributes().state(QpState.RTS));
+            f.a1.postSend(f.sendTo(f.b1, 3, 0, 32));
+            assertEquals(WcStatus.INV_EEC_STATE_ERR, f.await(f.cqA).status());
+        }
+    }
+
+    /** IBA 11.2.9: destroying a context completes what it carries and what waits for it. */
+    @Test
+    void destroyingAContextCompletesItsMessagesWithInvalidEecState() {
+        try (RdFixture f = new RdFixture(21)) {
+            ab(f).fault(Faults.drop(1.0));
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 32));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            f.net.scheduler().runFor(1_000);
+            f.eecA.close();
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.INV_EEC_STATE_ERR, wcs.get(0).status());
+            assertEquals(WcStatus.INV_EEC_STATE_ERR, wcs.get(1).status());
+            assertThrows(IllegalStateException.class, () -> f.eecA.modify(new QpAttributes().state(QpState.RESET)));
+        }
+    }
+
+    /** IBA 11.2.9: a context is brought up with RC's attributes; a missing one is named. */
+    @Test
+    void aContextTakesRcsAttributesAndNamesAMissingOne() {
+        try (RdFixture f = new RdFixture(22)) {
+            EeContext e = f.rddA.createEeContext();
+            assertEquals(QpState.RESET, e.state());
+            e.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1));
+            IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                    () -> e.modify(new QpAttributes().state(QpState.RTR).pathMtu(PathMtu.MTU_1024).destQpn(5)
+                            .rqPsn(0).maxDestRdAtomic(1)));
+            assertTrue(x.getMessage().contains("AV"), x.getMessage());
+            assertEquals(QpState.INIT, e.query().state());
+            assertFalse(e.toString().startsWith("QP"), e.toString());
         }
     }
 }

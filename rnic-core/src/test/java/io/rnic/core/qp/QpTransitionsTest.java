@@ -92,7 +92,19 @@ class QpTransitionsTest {
             "XRC_RECV RTS SQD opt EN_SQD_ASYNC_NOTIFY",
             "XRC_RECV SQD RTS opt CUR_STATE|ALT_PATH|ACCESS_FLAGS|PATH_MIG_STATE|MIN_RNR_TIMER",
             "XRC_RECV SQD SQD opt PORT|AV|TIMEOUT|MAX_DEST_RD_ATOMIC|ALT_PATH|ACCESS_FLAGS|PKEY_INDEX"
-                    + "|MIN_RNR_TIMER|PATH_MIG_STATE");
+                    + "|MIN_RNR_TIMER|PATH_MIG_STATE",
+
+            // RD QPs (IBA 11.2.4.2 for RD): the Q_Key, access flags and RNR timer are the QP's;
+            // its path, PSNs and retry counts are its EE contexts', which take RC's cells.
+            "RD RESET INIT req PKEY_INDEX|PORT|QKEY opt ACCESS_FLAGS",
+            "RD INIT INIT opt PKEY_INDEX|PORT|QKEY|ACCESS_FLAGS",
+            "RD INIT RTR opt PKEY_INDEX|QKEY|ACCESS_FLAGS|MIN_RNR_TIMER",
+            "RD RTR RTS opt CUR_STATE|QKEY|ACCESS_FLAGS|MIN_RNR_TIMER",
+            "RD RTS RTS opt CUR_STATE|QKEY|ACCESS_FLAGS|MIN_RNR_TIMER",
+            "RD RTS SQD opt EN_SQD_ASYNC_NOTIFY",
+            "RD SQD RTS opt CUR_STATE|QKEY|ACCESS_FLAGS|MIN_RNR_TIMER",
+            "RD SQD SQD opt PKEY_INDEX|QKEY|ACCESS_FLAGS|MIN_RNR_TIMER",
+            "RD SQE RTS opt CUR_STATE|QKEY|ACCESS_FLAGS|MIN_RNR_TIMER");
 
     /** One expected legal transition. */
     record Expected(QpType type, QpState from, QpState to, int required, int optional) {
@@ -194,7 +206,7 @@ class QpTransitionsTest {
         }
         assertEquals(String.join("\n", want), String.join("\n", have));
         assertEquals(want.size(), QpTransitions.rules().size(), "no duplicate rules");
-        assertEquals(129, want.size(), "21 transitions for RC and XRC, 22 for UC, UD and GSI (SQE -> RTS)");
+        assertEquals(151, want.size(), "21 transitions for RC and XRC, 22 for UC, UD, GSI and RD (SQE -> RTS)");
     }
 
     @ParameterizedTest(name = "{0}")
