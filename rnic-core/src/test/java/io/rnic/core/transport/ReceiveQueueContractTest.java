@@ -66,6 +66,44 @@ abstract class ReceiveQueueContractTest {
         assertEquals(List.of(2L, 3L, 4L, 5L), order);
     }
 
+    /**
+     * o9-112 (RD) and shared queues: WQEs are taken oldest first but may be retired in any
+     * order; a WQE still held by a message in progress is never handed out or overwritten.
+     */
+    @Test
+    void wqesRetiredOutOfOrderNeverFreeOneStillHeld() {
+        ReceiveQueue q = newQueue();
+        for (long id = 1; id <= CAPACITY; id++) {
+            q.post(wr(id));
+        }
+        RecvWqe first = q.take();
+        RecvWqe second = q.take();
+        q.retire(second); // the second message completed first
+        boolean roomAtOnce;
+        try {
+            q.post(wr(5)); // a shared queue reuses the freed entry; a ring waits for the older one
+            roomAtOnce = true;
+        } catch (IllegalStateException full) {
+            roomAtOnce = false;
+        }
+        assertEquals(1, first.wrId(), "the WQE the first message holds is intact");
+        q.retire(first);
+        if (!roomAtOnce) {
+            q.post(wr(5));
+        }
+        q.post(wr(6));
+        assertEquals(List.of(3L, 4L, 5L, 6L), takeAll(q), "a retired WQE is not handed out again");
+    }
+
+    private static List<Long> takeAll(ReceiveQueue q) {
+        List<Long> order = new ArrayList<>();
+        RecvWqe t;
+        while ((t = q.take()) != null) {
+            order.add(t.wrId());
+        }
+        return order;
+    }
+
     @Test
     void aWorkRequestWithMoreEntriesThanTheQueueAllowsIsRefusedAndPostsNothing() {
         ReceiveQueue q = newQueue();
