@@ -32,20 +32,24 @@ public final class DemoCommand extends ParsedCommand {
                     the port MTU among them, and checks the GRH area too. --transport xrc connects an XRC
                     initiator to a target QP that reaches two processes' XRC SRQs, runs every operation
                     against the first, SENDs, WRITE and READ against the second, and shows a request naming
-                    an XRC SRQ of another domain refused and counted. By default the HCAs talk RoCEv2
+                    an XRC SRQ of another domain refused and counted. --transport rd has two RD QPs on one
+                    node send through one shared EE context to two RD QPs on the other: every operation,
+                    both QPs' messages on the one context, an RNR NAK that suspends one message while the
+                    other QP's goes through, and a Q_Key violation that abandons a message and RESYNCs the
+                    context. By default the HCAs talk RoCEv2
                     over UDP on loopback: 127.0.0.2 and 127.0.0.3, port 4791.""")
             .option(null, "--wire", "udp|sim", "the network: real UDP sockets (default) or the simulated network")
             .option(null, "--ip-a", "ADDR", "address of the first HCA (default 127.0.0.2)")
             .option(null, "--ip-b", "ADDR", "address of the second HCA (default 127.0.0.3)")
             .option(null, "--udp-port", "N", "UDP port of both HCAs (default 4791)")
-            .option(null, "--transport", "rc|uc|ud|xrc", "the QP type (default rc)")
+            .option(null, "--transport", "rc|uc|ud|xrc|rd", "the QP type (default rc)")
             .option("-m", "--mtu", "BYTES", "path MTU: 256, 512, 1024 (default), 2048 or 4096")
             .option(null, "--gso", "on|off|auto", "send runs of packets as UDP GSO super-datagrams (default off, so that "
                     + "a live capture shows each packet; auto: toward rnic wires of this process)")
             .option(null, "--pcap", "FILE", "capture every packet to FILE (pcap, checks with rnic decode)")
             .option(null, RecoveryOption.NAME, RecoveryOption.VALUES, RecoveryOption.HELP + "; rc only")
             .option(null, "--seed", "N", "seed of the starting PSNs and of the faults (default 1)")
-            .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc or xrc")
+            .option(null, "--loss", "P", "drop each packet with probability P (0..1); faults need --transport rc, xrc or rd")
             .option(null, "--reorder", "P", "delay each packet with probability P so later ones overtake it")
             .option(null, "--dup", "P", "deliver each packet twice with probability P")
             .option(null, "--corrupt", "P", "flip a bit of each packet with probability P (the ICRC catches it)")
@@ -81,8 +85,8 @@ public final class DemoCommand extends ParsedCommand {
             case "uc" -> QpType.UC;
             case "ud" -> QpType.UD;
             case "xrc" -> QpType.XRC_SEND;
-            default -> throw new UsageException("demo's --transport must be rc, uc, ud or xrc (rd has no engine yet), not "
-                    + transport);
+            case "rd" -> QpType.RD;
+            default -> throw new UsageException("demo's --transport must be rc, uc, ud, xrc or rd, not " + transport);
         };
         int mtuBytes = args.intValue("--mtu", 256, 4096).orElse(1024);
         PathMtu mtu;
@@ -96,7 +100,7 @@ public final class DemoCommand extends ParsedCommand {
         boolean udp = wire.equals("udp");
         FaultSpec faults = FaultOptions.parse(args, udp);
         if (!faults.isNone() && !io.rnic.core.transport.TransportPolicy.of(type).ack().acked()) {
-            throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc or xrc: " + transport
+            throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc, xrc or rd: " + transport
                     + " does not retransmit, so the demo's checks would fail by design");
         }
         io.rnic.verbs.LossRecovery recovery = RecoveryOption.parse(args);
@@ -122,6 +126,7 @@ public final class DemoCommand extends ParsedCommand {
             DemoScenario demo = switch (type) {
                 case UD -> new UdDemo(pair, out);
                 case XRC_SEND -> new XrcDemo(pair, out, !faults.isNone());
+                case RD -> new io.rnic.bench.demo.RdDemo(pair, out, !faults.isNone());
                 default -> new ConnectedDemo(pair, out, !faults.isNone());
             };
             out.println(demo.describe());

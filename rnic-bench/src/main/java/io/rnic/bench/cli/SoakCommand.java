@@ -29,8 +29,8 @@ public final class SoakCommand extends ParsedCommand {
             .option(null, "--ip-a", "ADDR", "first HCA address for --wire udp (default 127.0.0.2)")
             .option(null, "--ip-b", "ADDR", "second HCA address for --wire udp (default 127.0.0.3)")
             .option(null, "--seed", "N", "seed of the workload and the faults (default 1)")
-            .option(null, "--transport", "rc|xrc", "RC QPs (default), or an XRC initiator and a target QP delivering to "
-                    + "an XRC SRQ")
+            .option(null, "--transport", "rc|xrc|rd", "RC QPs (default), an XRC initiator and a target QP delivering to "
+                    + "an XRC SRQ, or RD QPs through a pair of EE contexts (WRITEs instead of ATOMIC WRITE and FLUSH)")
             .option(null, "--timeout", "T", "local ACK timeout exponent (default 10 on sim, 14 on udp)")
             .option(null, RecoveryOption.NAME, RecoveryOption.VALUES, RecoveryOption.HELP)
             .option(null, "--loss", "P", "drop probability (default 0.05)")
@@ -72,8 +72,9 @@ public final class SoakCommand extends ParsedCommand {
         QpType type = switch (transport) {
             case "rc" -> QpType.RC;
             case "xrc" -> QpType.XRC_SEND;
-            default -> throw new UsageException("soak's --transport must be rc or xrc (the transports that retransmit), not "
-                    + transport);
+            case "rd" -> QpType.RD;
+            default -> throw new UsageException("soak's --transport must be rc, xrc or rd (the transports that retransmit), "
+                    + "not " + transport);
         };
         String ipA = args.has("--ip-a") ? args.value("--ip-a") : udp ? "127.0.0.2" : "10.0.0.2";
         String ipB = args.has("--ip-b") ? args.value("--ip-b") : udp ? "127.0.0.3" : "10.0.0.3";

@@ -59,8 +59,12 @@ public final class DemoPair implements AutoCloseable {
     /** B's XRC domain and the XRC SRQ (completing to {@link #cqB}) that A's XRC work requests name; null unless XRC. */
     public final XrcDomain xrcdB;
     public final SharedReceiveQueue srqB;
+    /** The EE contexts A's RD work requests go through and B's peer of it; null unless RD. */
+    public final io.rnic.verbs.EeContext eecA;
+    public final io.rnic.verbs.EeContext eecB;
     private final SimNetwork sim;
     private final PcapCapture capture;
+    private final long seed;
 
     /**
      * Opens the pair. {@code wrap} may decorate each wire (fault injection); {@code pcap} may be
@@ -86,6 +90,7 @@ public final class DemoPair implements AutoCloseable {
      */
     public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
                     Function<Wire, Wire> wrap, SimSetup simSetup, Gso gso) throws IOException {
+        this.seed = seed;
         Wire wa;
         Wire wb;
         if (udp) {
@@ -122,13 +127,27 @@ public final class DemoPair implements AutoCloseable {
         cqB = b.createCq(8192);
         this.pdA = pdA;
         this.pdB = pdB;
-        if (type == QpType.XRC_SEND) {
+        if (type == QpType.RD) {
+            // RD: an RD QP on each side, A's messages through an EE context connected to one on B.
+            xrcdB = null;
+            srqB = null;
+            io.rnic.verbs.ReliableDatagramDomain rddA = a.allocRdd();
+            io.rnic.verbs.ReliableDatagramDomain rddB = b.allocRdd();
+            eecA = rddA.createEeContext();
+            eecB = rddB.createEeContext();
+            qpA = pdA.createRdQp(new QpInitAttributes(type, cqA, cqA, CAPS, false, false), rddA);
+            qpB = pdB.createRdQp(new QpInitAttributes(type, cqB, cqB, CAPS, false, false), rddB);
+        } else if (type == QpType.XRC_SEND) {
             // XRC: an initiator on A, and on B a target QP reaching an XRC SRQ of B's domain.
+            eecA = null;
+            eecB = null;
             xrcdB = b.openXrcd("demo");
             srqB = pdB.createXrcSrq(xrcdB, cqB, CAPS.maxRecvWr(), CAPS.maxRecvSge(), 0);
             qpA = pdA.createQp(new QpInitAttributes(type, cqA, null, CAPS, false, true));
             qpB = xrcdB.createTargetQp();
         } else {
+            eecA = null;
+            eecB = null;
             xrcdB = null;
             srqB = null;
             qpA = pdA.createQp(new QpInitAttributes(type, cqA, cqA, CAPS, false, true));
@@ -143,16 +162,27 @@ public final class DemoPair implements AutoCloseable {
         if (type == QpType.UD) {
             Connections.readyDatagram(qpA, QKEY, r.nextInt(1 << 24));
             Connections.readyDatagram(qpB, QKEY, r.nextInt(1 << 24));
+        } else if (type == QpType.RD) {
+            Connections.connectEeContexts(eecA, r.nextInt(1 << 24), eecB, r.nextInt(1 << 24), options);
+            int rdAccess = access & ~(AccessFlags.MW_BIND | AccessFlags.FLUSH_GLOBAL);
+            Connections.readyRd(qpA, QKEY, rdAccess);
+            Connections.readyRd(qpB, QKEY, rdAccess);
+            // The RNR timer an RD QP's receive queue asks requesters to wait: 0.64 ms, as RC's default.
+            qpA.modify(new io.rnic.verbs.QpAttributes().minRnrTimer(options.minRnrTimer()));
+            qpB.modify(new io.rnic.verbs.QpAttributes().minRnrTimer(options.minRnrTimer()));
         } else {
             Connections.connectPair(qpA, mrA, r.nextInt(1 << 24), qpB, mrB, r.nextInt(1 << 24),
                     options.withAccess(options.accessFlags() | AccessFlags.FLUSH_GLOBAL));
         }
     }
 
-    /** Posts {@code wr} on A's QP; an XRC request names B's XRC SRQ. */
+    /** Posts {@code wr} on A's QP; an XRC request names B's XRC SRQ, an RD request A's context and B's QP. */
     public void postA(SendWorkRequest wr) {
         if (srqB != null) {
             wr.xrc(srqB.srqn());
+        }
+        if (eecA != null) {
+            wr.rd(eecA, qpB.qpn(), QKEY);
         }
         qpA.postSend(wr);
     }
@@ -164,6 +194,17 @@ public final class DemoPair implements AutoCloseable {
         } else {
             qpB.postRecv(wr);
         }
+    }
+
+    /** The seed the pair was opened with (for the PSNs of QPs or contexts a scenario makes). */
+    public long seed() {
+        return seed;
+    }
+
+    /** True if A's QP can post {@code op} (RD has no ATOMIC WRITE or FLUSH, for one). */
+    public boolean carries(io.rnic.verbs.WrOpcode op) {
+        var kind = io.rnic.core.transport.RequestKind.of(op);
+        return kind != null && kind.transports().contains(io.rnic.core.transport.TransportPolicy.of(qpA.type()).transport());
     }
 
     /** Creates another QP of {@code type} on device B (a second datagram destination). */

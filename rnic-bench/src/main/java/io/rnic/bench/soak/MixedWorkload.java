@@ -37,7 +37,16 @@ public final class MixedWorkload {
         }
     }
 
-    private enum Kind { SEND, WRITE, READ, CAS, FAA, ATOMIC_WRITE, FLUSH }
+    private enum Kind {
+        SEND(WrOpcode.SEND), WRITE(WrOpcode.RDMA_WRITE), READ(WrOpcode.RDMA_READ), CAS(WrOpcode.ATOMIC_CMP_AND_SWP),
+        FAA(WrOpcode.ATOMIC_FETCH_AND_ADD), ATOMIC_WRITE(WrOpcode.ATOMIC_WRITE), FLUSH(WrOpcode.FLUSH);
+
+        final WrOpcode opcode;
+
+        Kind(WrOpcode opcode) {
+            this.opcode = opcode;
+        }
+    }
 
     private final DemoPair p;
     private final SplittableRandom random;
@@ -162,6 +171,9 @@ public final class MixedWorkload {
         int roll = random.nextInt(100);
         Kind k = roll < 30 ? Kind.SEND : roll < 53 ? Kind.WRITE : roll < 76 ? Kind.READ : roll < 85 ? Kind.CAS
                 : roll < 94 ? Kind.FAA : roll < 97 ? Kind.ATOMIC_WRITE : Kind.FLUSH;
+        if (!p.carries(k.opcode)) {
+            k = Kind.WRITE; // RD has no ATOMIC WRITE or FLUSH: a WRITE takes their place
+        }
         int len = random.nextBoolean() ? random.nextInt(257) : random.nextInt(MAX_LEN + 1);
         kinds[slot] = k;
         lengths[slot] = len;
