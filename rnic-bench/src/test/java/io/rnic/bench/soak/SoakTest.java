@@ -76,6 +76,26 @@ class SoakTest {
         }
     }
 
+    /**
+     * RD's reliability is RC's, kept per EE context: the same workload (WRITEs in place of ATOMIC
+     * WRITE and FLUSH, which RD does not carry) from an RD QP through an EE context, one message
+     * at a time, every byte checked and every FETCH_ADD applied once.
+     */
+    @Test
+    void theSameWorkloadThroughAnEeContextSurvivesTheSameFaults() throws Exception {
+        FaultSpec faults = new FaultSpec(0.05, 0.05, 0.01, 0.001, 20_000);
+        RcOptions o = RcOptions.defaults().withRetry(10, 7, 7);
+        try (DemoPair p = new DemoPair(false, "10.0.0.2", "10.0.0.3", 4791, 9, io.rnic.verbs.QpType.RD, o, null,
+                w -> w, faults.simSetup())) {
+            MixedWorkload.Result r = new MixedWorkload(p, 9).run(30_000);
+            assertTrue(r.ok(), r.firstFailure());
+            assertEquals(30_000, r.ops());
+            assertEquals(0, r.atomicWrites() + r.flushes());
+            assertTrue(p.a.counters().get(Counter.RETRANSMITTED_PKTS) > 0, p.a.counters().toString());
+            assertTrue(p.b.counters().get(Counter.DUPLICATE_REQUEST) > 0, p.b.counters().toString());
+        }
+    }
+
     @Test
     void theSameWorkloadOverUdpWithSeededFaults() throws Exception {
         FaultSpec faults = new FaultSpec(0.02, 0.02, 0.01, 0.001, 200_000);

@@ -103,8 +103,7 @@ final class EecScheduler implements SendDriver {
         QpContext qp = sender;
         sender = null;
         sq.drop();
-        qp.completions.completeSend(w, status);
-        qp.rdSender().messageCompleted(status != WcStatus.SUCCESS);
+        qp.rdSender().complete(w, status);
         run();
     }
 
@@ -180,8 +179,7 @@ final class EecScheduler implements SendDriver {
         if (advanced == 2 && !w.kind.isReadOrAtomic()) {
             eec.hca.counters().inc(Counter.RD_SUSPENDED_FOUND_COMPLETE);
             qp.rdSender().resume();
-            qp.completions.completeSend(w, WcStatus.SUCCESS);
-            qp.rdSender().messageCompleted(false);
+            qp.rdSender().complete(w, WcStatus.SUCCESS);
         }
     }
 
@@ -242,10 +240,7 @@ final class EecScheduler implements SendDriver {
     }
 
     private static void fail(QpContext qp, SendWqe w, WcStatus status) {
-        if (w != null) {
-            qp.completions.completeSend(w, status);
-        }
-        qp.rdSender().messageCompleted(w != null);
+        qp.rdSender().complete(w, w != null ? status : WcStatus.SUCCESS);
     }
 
     /** RD QPs waiting for the context, for tests and queries. */

@@ -60,15 +60,23 @@ final class RdQpSender implements SendDriver {
     }
 
     /**
-     * Its message completed ({@code failed}: in error, which puts the send queue in error, SQE):
-     * the QP leaves the context and queues its next message.
+     * Writes {@code w}'s completion with {@code status}. An error puts the send queue in error
+     * (SQE) first, so an application that polls the error never reads a stale state, and the
+     * WQEs after it are flushed; the QP then leaves the context and queues its next message.
      */
-    void messageCompleted(boolean failed) {
-        linkedTo = null;
-        if (failed && (qp.state == QpState.RTS || qp.state == QpState.SQD)) {
+    void complete(SendWqe w, WcStatus status) {
+        boolean failed = status != WcStatus.SUCCESS;
+        boolean toSqe = failed && (qp.state == QpState.RTS || qp.state == QpState.SQD);
+        if (toSqe) {
             qp.state = QpState.SQE;
+        }
+        if (w != null) {
+            qp.completions.completeSend(w, status);
+        }
+        if (toSqe) {
             qp.completions.flushSend();
         }
+        linkedTo = null;
         run();
     }
 
@@ -99,7 +107,6 @@ final class RdQpSender implements SendDriver {
     }
 
     private void fail(SendWqe w, WcStatus status) {
-        qp.completions.completeSend(w, status);
-        messageCompleted(true);
+        complete(w, status);
     }
 }
