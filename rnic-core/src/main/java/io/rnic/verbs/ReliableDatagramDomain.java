@@ -34,17 +34,35 @@ public final class ReliableDatagramDomain implements AutoCloseable {
      * Creates an EE context in this domain (IBA 11.2.9, Create EE Context): the end-to-end
      * context that carries the messages of the domain's RD QPs to one peer context on one remote
      * node, with RC's reliability (PSNs, ACKs, timers, retries, duplicates, responder resources)
-     * and a message sequence number of its own. Bring it up with {@link EeContext#modify} or
-     * {@link Connections#connectEeContexts}.
+     * and a message sequence number of its own. An error of a message's QP abandons the message
+     * and RESYNCs the context ({@link RdQpErrorRecovery#RESYNC}). Bring it up with
+     * {@link EeContext#modify} or {@link Connections#connectEeContexts}.
      *
      * @return the new context, in RESET
      * @throws IllegalStateException if the domain or the device is closed, or the device has no
      *     context number left
      */
     public EeContext createEeContext() {
+        return createEeContext(RdQpErrorRecovery.RESYNC);
+    }
+
+    /**
+     * As {@link #createEeContext()}, choosing what the context does when a message fails for an
+     * error of its QP (o9-114.a1): RESYNC and carry on, or fail the QP and the context.
+     *
+     * @param qpErrors the choice
+     * @return the new context, in RESET
+     * @throws IllegalArgumentException if {@code qpErrors} is null
+     * @throws IllegalStateException if the domain or the device is closed, or the device has no
+     *     context number left
+     */
+    public EeContext createEeContext(RdQpErrorRecovery qpErrors) {
         checkOpen();
         device.checkOpen();
-        QpContext eec = QpContext.createEeContext(device.hca(), core);
+        if (qpErrors == null) {
+            throw new IllegalArgumentException("choose RESYNC or FAIL_CONTEXT for QP errors (o9-114.a1)");
+        }
+        QpContext eec = QpContext.createEeContext(device.hca(), core, qpErrors);
         return new EeContext(device, this, eec);
     }
 

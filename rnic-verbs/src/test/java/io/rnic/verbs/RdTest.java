@@ -167,6 +167,7 @@ class RdTest {
             List<Integer> senders = firsts.stream().map(s -> s.f().dethSrcQp).toList();
             assertEquals(List.of(f.a1.qpn(), f.a2.qpn(), f.a1.qpn(), f.a2.qpn()), senders, "QPs alternate");
             List<Sent> acks = named(sentB, "RD_ACKNOWLEDGE");
+            assertEquals(4, acks.size(), "one coalesced ACK per three-packet message: " + acks);
             for (int m = 1; m < 4; m++) {
                 long start = firsts.get(m).at();
                 int lastPsnBefore = firsts.get(m).f().psn - 1;
@@ -560,12 +561,39 @@ class RdTest {
     }
 
     /**
-     * The seed's figure 111 and "r3" ghost (9.7.8.5): a three-packet SEND is NAKed at its second
-     * packet while its third is held up in the fabric; the requester abandons it and RESYNCs past
-     * every PSN it used, so the next message of the same QP — a three-packet WRITE — starts
-     * beyond the ghost's PSN. When the ghost arrives in the middle of that WRITE it is a duplicate
-     * and is ignored: the WRITE's data is intact. (Had the WRITE started at the abandoned PSN, as
-     * it would without the RESYNC, the ghost would have been taken as its last packet.)
+     * A fault that keeps the first packet with PSN {@code psn} out of the fabric and sends it again
+     * (the "r3" of the seed's figure, intact, as its requester built it) just after the first
+     * packet of the next RDMA WRITE; that WRITE's later packets are held back a little, so the
+     * ghost arrives in the middle of the WRITE.
+     */
+    private static FaultModel ghostDuringNextWrite(RdFixture f, EeContext from, int psn, boolean[] released) {
+        ByteBuf[] ghost = {null};
+        int writeFirst = OpcodeTable.byName("RD_RDMA_WRITE_FIRST").code();
+        int writeMiddle = OpcodeTable.byName("RD_RDMA_WRITE_MIDDLE").code();
+        int writeLast = OpcodeTable.byName("RD_RDMA_WRITE_LAST").code();
+        return fate -> {
+            if (ghost[0] == null && fate.psn() == psn) {
+                ghost[0] = fate.packet().copy();
+                fate.drop();
+            } else if (ghost[0] != null && !released[0] && fate.opcode() == writeFirst) {
+                released[0] = true;
+                ByteBuf g = ghost[0];
+                int port = from.core.sourcePort();
+                f.net.scheduler().schedule(1, () -> f.wireA.send(g, port, f.wireB.localAddress()));
+            } else if (released[0] && (fate.opcode() == writeMiddle || fate.opcode() == writeLast)) {
+                fate.delay(5_000);
+            }
+        };
+    }
+
+    /**
+     * The seed's figure 111 and "r3" ghost (9.7.8.5), with RESYNC (o9-114.a1, choice 2): a
+     * three-packet SEND is NAKed at its second packet while its third ("r3") is held up in the
+     * fabric; the requester abandons the message and RESYNCs past every PSN it used, so the same
+     * QP's next message — a three-packet WRITE — starts beyond r3's PSN. r3 arrives in the middle
+     * of that WRITE, is a duplicate, and is ignored: the WRITE's data is intact. (Had the WRITE
+     * started at the abandoned message's PSN, as it would without the RESYNC, r3 would have been
+     * in the WRITE's sequence.)
      */
     @Test
     void r3GhostOfAnAbandonedSendIsADuplicateDuringTheNextMessageAfterResync() {
@@ -575,29 +603,73 @@ class RdTest {
             SimPair.fill(f.bufA, 0, 3 * mtu, 9);
             SimPair.fill(f.bufA, 100_000, 3 * mtu, 77);
             int r3 = 0x100 + 2;
-            boolean[] held = {false};
-            ab(f).fault(fate -> {
-                if (!held[0] && fate.psn() == r3) {
-                    held[0] = true;
-                    fate.delay(20_000); // arrives while the next message is being received
-                }
-            });
+            boolean[] released = {false};
+            ab(f).fault(ghostDuringNextWrite(f, f.eecA, r3, released));
             f.b1.postRecv(f.recvB(1, 0, 1000)); // too short for the 3 KiB SEND: NAKed at its second packet
             f.a1.postSend(f.sendTo(f.b1, 1, 0, 3 * mtu));
             assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
             assertEquals(WcStatus.LOC_LEN_ERR, f.await(f.cqB).status());
+            assertEquals(QpState.SQE, f.a1.state());
+            assertEquals(QpState.RTS, f.eecA.state(), "the context carries on");
             f.a1.modify(new QpAttributes().state(QpState.RTS));
+            long duplicates = f.b.counters().get(Counter.DUPLICATE_REQUEST);
             f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(f.mrA.address() + 100_000, 3 * mtu, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
                     .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             f.settle();
-            assertTrue(held[0]);
+            assertTrue(released[0], "r3 reached the responder during the WRITE");
             Sent resync = named(sentA, "RD_RESYNC").get(0);
             assertEquals(r3 + 1, resync.f().psn, "the RESYNC goes past every PSN the abandoned message used");
-            assertTrue(named(sentA, "RD_RDMA_WRITE_FIRST").get(0).f().psn > r3, "the WRITE starts beyond the ghost");
-            assertTrue(f.b.counters().get(Counter.DUPLICATE_REQUEST) >= 1, "the ghost was a duplicate");
+            assertEquals(r3 + 2, named(sentA, "RD_RDMA_WRITE_FIRST").get(0).f().psn, "the WRITE starts beyond r3");
+            assertEquals(duplicates + 1, f.b.counters().get(Counter.DUPLICATE_REQUEST), "r3 was a duplicate");
             assertTrue(SimPair.same(f.bufA, 100_000, f.bufB, 300_000, 3 * mtu), "no corruption");
+            assertEquals(0, f.cqB.size(), "r3 completed nothing");
+        }
+    }
+
+    /**
+     * The same figure without RESYNC (o9-114.a1, choice 1): the QP and the context move to ERR
+     * with the message's error; the application re-establishes both contexts with new PSNs, which
+     * is what synchronises them now. r3, arriving in the middle of the next WRITE, is far from the
+     * new PSNs and is ignored as a duplicate: no corruption either.
+     */
+    @Test
+    void r3GhostWithoutResyncTheQpAndContextFailAndTheReestablishedContextIgnoresIt() {
+        try (RdFixture f = new RdFixture(23)) {
+            EeContext failing = f.rddA.createEeContext(RdQpErrorRecovery.FAIL_CONTEXT);
+            EeContext peer = f.rddB.createEeContext();
+            Connections.connectEeContexts(failing, 0x100, peer, 0x200, RcOptions.defaults());
+            var sentA = sent(f.wireA);
+            int mtu = 1024;
+            SimPair.fill(f.bufA, 100_000, 3 * mtu, 78);
+            int r3 = 0x100 + 2;
+            boolean[] released = {false};
+            ab(f).fault(ghostDuringNextWrite(f, failing, r3, released));
+            f.b1.postRecv(f.recvB(1, 0, 1000));
+            f.a1.postSend(f.sendA(1, 0, 3 * mtu).rd(failing, f.b1.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
+            assertEquals(QpState.ERR, f.a1.state(), "choice 1: the QP goes to ERR");
+            assertEquals(QpState.ERR, failing.state(), "and so does the context");
+            assertTrue(named(sentA, "RD_RESYNC").isEmpty(), "no RESYNC");
+            f.drain(f.cqB);
+            // Re-establish: both contexts and the QP from RESET, with new PSNs.
+            failing.modify(new QpAttributes().state(QpState.RESET));
+            peer.modify(new QpAttributes().state(QpState.RESET));
+            Connections.connectEeContexts(failing, 0x5000, peer, 0x6000, RcOptions.defaults());
+            f.a1.modify(new QpAttributes().state(QpState.RESET));
+            Connections.readyRd(f.a1, RdFixture.QKEY, SimPair.ALL_ACCESS);
+            long duplicates = f.b.counters().get(Counter.DUPLICATE_REQUEST);
+            f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(f.mrA.address() + 100_000, 3 * mtu, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
+                    .rd(failing, f.b1.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            f.settle();
+            assertTrue(released[0], "r3 reached the responder during the WRITE");
+            assertEquals(0x5000, named(sentA, "RD_RDMA_WRITE_FIRST").get(0).f().psn);
+            assertEquals(duplicates + 1, f.b.counters().get(Counter.DUPLICATE_REQUEST), "r3 was a duplicate");
+            assertTrue(SimPair.same(f.bufA, 100_000, f.bufB, 300_000, 3 * mtu), "no corruption");
+            assertEquals(0, f.cqB.size(), "r3 completed nothing");
         }
     }
 

@@ -37,9 +37,17 @@ final class EecScheduler implements SendDriver {
     private QpContext suspendedQp;
     private int suspendedMsn;
 
+    /** o9-114.a1's choice for errors of a message's QP. */
+    private io.rnic.verbs.RdQpErrorRecovery qpErrors = io.rnic.verbs.RdQpErrorRecovery.RESYNC;
+
     EecScheduler(QpContext eec) {
         this.eec = eec;
         this.sq = (EecSendQueue) eec.sq;
+    }
+
+    /** Chooses what an error of a message's QP does (o9-114.a1); set before the context carries messages. */
+    void qpErrors(io.rnic.verbs.RdQpErrorRecovery choice) {
+        qpErrors = java.util.Objects.requireNonNull(choice, "choice");
     }
 
     /** {@code qp}'s next message names this context: it joins the tail of the list (step 2). */
@@ -114,6 +122,16 @@ final class EecScheduler implements SendDriver {
     void failed(SendWqe w, WcStatus status, AsyncEvent.Type event) {
         if (w == null || w == resync || contextError(status)) {
             eec.failWith(event, w == null ? null : () -> eec.completions.completeSend(w, status));
+            return;
+        }
+        if (qpErrors == io.rnic.verbs.RdQpErrorRecovery.FAIL_CONTEXT) {
+            // o9-114.a1, choice 1: the QP and the context go to ERR, the message completes in error.
+            QpContext qp = sender;
+            sender = null;
+            forget(w);
+            sq.drop();
+            qp.failWith(event, () -> qp.completions.completeSend(w, status));
+            eec.failWith(event, null);
             return;
         }
         eec.hca.counters().inc(Counter.RD_MESSAGES_ABANDONED);

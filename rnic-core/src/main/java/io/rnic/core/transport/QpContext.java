@@ -195,16 +195,19 @@ public final class QpContext {
      * brought up as an RC QP is: INIT, RTR with the path, the peer context's number (as the
      * destination QP) and the receive PSN, RTS with the send PSN and the retry counts.
      *
+     * @param qpErrors what an error of a message's QP does (o9-114.a1)
      * @throws IllegalStateException if the domain is freed or the device has no number left
      */
-    public static QpContext createEeContext(Hca hca, RddContext rdd) {
-        if (rdd == null) {
-            throw new IllegalArgumentException("an EE context needs a reliable datagram domain");
+    public static QpContext createEeContext(Hca hca, RddContext rdd, io.rnic.verbs.RdQpErrorRecovery qpErrors) {
+        if (rdd == null || qpErrors == null) {
+            throw new IllegalArgumentException("an EE context needs a reliable datagram domain and a choice for QP errors");
         }
         rdd.attach();
         try {
-            return create(hca, TransportPolicy.RD_EEC, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, null, rdd,
-                    false, false);
+            QpContext eec = create(hca, TransportPolicy.RD_EEC, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, null,
+                    rdd, false, false);
+            eec.ee.qpErrors(qpErrors);
+            return eec;
         } catch (RuntimeException e) {
             rdd.detach();
             throw e;
