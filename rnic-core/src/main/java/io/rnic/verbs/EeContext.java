@@ -91,25 +91,16 @@ public final class EeContext implements AutoCloseable {
         if (attrs == null) {
             throw new IllegalArgumentException("attributes are required");
         }
-        QpAttributes copy = new QpAttributes().copyFrom(attrs);
         int effective = mask;
         if ((mask & QpAttrMask.STATE) != 0) {
-            var rule = io.rnic.core.qp.QpTransitions.rule(QpType.RC, core.state(), attrs.state());
+            var rule = io.rnic.core.qp.QpTransitions.rule(core.policy().stateTable(), core.state(), attrs.state());
             // What an RC QP must be told but a context does not have: the RD QPs' own.
             int notTheContexts = QpAttrMask.ACCESS_FLAGS | QpAttrMask.MIN_RNR_TIMER;
             if (rule != null) {
                 effective |= rule.required() & notTheContexts;
             }
         }
-        int flow = core.flowToOpen(copy, effective);
-        if (flow >= 0) {
-            device.wire().openFlow(flow);
-        }
-        int m = effective;
-        device.onProtocolThread(() -> {
-            core.modify(copy, m);
-            return null;
-        });
+        device.modify(core, attrs, effective);
     }
 
     /**
@@ -141,14 +132,7 @@ public final class EeContext implements AutoCloseable {
             return;
         }
         closed = true;
-        if (device.isClosed()) {
-            core.destroy();
-            return;
-        }
-        device.onProtocolThread(() -> {
-            core.destroy();
-            return null;
-        });
+        device.destroy(core);
     }
 
     @Override

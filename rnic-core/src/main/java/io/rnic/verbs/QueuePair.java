@@ -114,16 +114,7 @@ public final class QueuePair implements AutoCloseable {
         if (attrs == null) {
             throw new IllegalArgumentException("attributes are required");
         }
-        int flow = core.flowToOpen(attrs, mask);
-        if (flow >= 0) {
-            // Bind the flow's source port here: the protocol thread must not block on a bind.
-            device.wire().openFlow(flow);
-        }
-        QpAttributes copy = new QpAttributes().copyFrom(attrs);
-        device.onProtocolThread(() -> {
-            core.modify(copy, mask);
-            return null;
-        });
+        device.modify(core, attrs, mask);
     }
 
     /**
@@ -238,14 +229,7 @@ public final class QueuePair implements AutoCloseable {
         }
         closed = true;
         device.forget(this);
-        if (device.isClosed()) {
-            core.destroy(); // the device's protocol thread is gone: nothing else touches the QP now
-            return;
-        }
-        device.onProtocolThread(() -> {
-            core.destroy();
-            return null;
-        });
+        device.destroy(core);
     }
 
     @Override

@@ -302,6 +302,34 @@ public final class RdmaDevice implements AutoCloseable {
         return new CompletionChannel();
     }
 
+    /**
+     * Modifies a QP or EE context: opens the UDP flow the modify needs here (the protocol thread
+     * must not block on a bind), then applies a copy of {@code attrs} on the protocol thread.
+     */
+    void modify(io.rnic.core.transport.QpContext context, QpAttributes attrs, int mask) {
+        int flow = context.flowToOpen(attrs, mask);
+        if (flow >= 0) {
+            wire.openFlow(flow);
+        }
+        QpAttributes copy = new QpAttributes().copyFrom(attrs);
+        onProtocolThread(() -> {
+            context.modify(copy, mask);
+            return null;
+        });
+    }
+
+    /** Destroys a QP or EE context on the protocol thread, or at once if the device is closed (none runs). */
+    void destroy(io.rnic.core.transport.QpContext context) {
+        if (closed) {
+            context.destroy(); // the protocol thread is gone: nothing else touches the context now
+            return;
+        }
+        onProtocolThread(() -> {
+            context.destroy();
+            return null;
+        });
+    }
+
     /** Runs {@code work} on the protocol thread and returns its result, waiting if needed. */
     <T> T onProtocolThread(Supplier<T> work) {
         if (wire.scheduler().inOwnerThread()) {

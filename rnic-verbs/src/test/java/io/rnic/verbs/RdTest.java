@@ -587,6 +587,26 @@ class RdTest {
     }
 
     /**
+     * The next message of {@code f.a1}: a three-packet WRITE through {@code eec}, during which
+     * the held ghost arrives; it completes, the ghost is one more duplicate at B, and B's memory
+     * holds the WRITE's bytes, not the ghost's.
+     */
+    private static void writeDuringGhostIsIntact(RdFixture f, EeContext eec, boolean[] released) {
+        int len = 3 * 1024;
+        SimPair.fill(f.bufA, 100_000, len, 77);
+        long duplicates = f.b.counters().get(Counter.DUPLICATE_REQUEST);
+        f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                .sge(f.mrA.address() + 100_000, len, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
+                .rd(eec, f.b1.qpn(), RdFixture.QKEY));
+        assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+        f.settle();
+        assertTrue(released[0], "r3 reached the responder during the WRITE");
+        assertEquals(duplicates + 1, f.b.counters().get(Counter.DUPLICATE_REQUEST), "r3 was a duplicate");
+        assertTrue(SimPair.same(f.bufA, 100_000, f.bufB, 300_000, len), "no corruption");
+        assertEquals(0, f.cqB.size(), "r3 completed nothing");
+    }
+
+    /**
      * The seed's figure 111 and "r3" ghost (9.7.8.5), with RESYNC (o9-114.a1, choice 2): a
      * three-packet SEND is NAKed at its second packet while its third ("r3") is held up in the
      * fabric; the requester abandons the message and RESYNCs past every PSN it used, so the same
@@ -601,7 +621,6 @@ class RdTest {
             var sentA = sent(f.wireA);
             int mtu = 1024;
             SimPair.fill(f.bufA, 0, 3 * mtu, 9);
-            SimPair.fill(f.bufA, 100_000, 3 * mtu, 77);
             int r3 = 0x100 + 2;
             boolean[] released = {false};
             ab(f).fault(ghostDuringNextWrite(f, f.eecA, r3, released));
@@ -612,19 +631,10 @@ class RdTest {
             assertEquals(QpState.SQE, f.a1.state());
             assertEquals(QpState.RTS, f.eecA.state(), "the context carries on");
             f.a1.modify(new QpAttributes().state(QpState.RTS));
-            long duplicates = f.b.counters().get(Counter.DUPLICATE_REQUEST);
-            f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
-                    .sge(f.mrA.address() + 100_000, 3 * mtu, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
-            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
-            f.settle();
-            assertTrue(released[0], "r3 reached the responder during the WRITE");
+            writeDuringGhostIsIntact(f, f.eecA, released);
             Sent resync = named(sentA, "RD_RESYNC").get(0);
             assertEquals(r3 + 1, resync.f().psn, "the RESYNC goes past every PSN the abandoned message used");
             assertEquals(r3 + 2, named(sentA, "RD_RDMA_WRITE_FIRST").get(0).f().psn, "the WRITE starts beyond r3");
-            assertEquals(duplicates + 1, f.b.counters().get(Counter.DUPLICATE_REQUEST), "r3 was a duplicate");
-            assertTrue(SimPair.same(f.bufA, 100_000, f.bufB, 300_000, 3 * mtu), "no corruption");
-            assertEquals(0, f.cqB.size(), "r3 completed nothing");
         }
     }
 
@@ -642,7 +652,6 @@ class RdTest {
             Connections.connectEeContexts(failing, 0x100, peer, 0x200, RcOptions.defaults());
             var sentA = sent(f.wireA);
             int mtu = 1024;
-            SimPair.fill(f.bufA, 100_000, 3 * mtu, 78);
             int r3 = 0x100 + 2;
             boolean[] released = {false};
             ab(f).fault(ghostDuringNextWrite(f, failing, r3, released));
@@ -659,17 +668,8 @@ class RdTest {
             Connections.connectEeContexts(failing, 0x5000, peer, 0x6000, RcOptions.defaults());
             f.a1.modify(new QpAttributes().state(QpState.RESET));
             Connections.readyRd(f.a1, RdFixture.QKEY, SimPair.ALL_ACCESS);
-            long duplicates = f.b.counters().get(Counter.DUPLICATE_REQUEST);
-            f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
-                    .sge(f.mrA.address() + 100_000, 3 * mtu, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
-                    .rd(failing, f.b1.qpn(), RdFixture.QKEY));
-            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
-            f.settle();
-            assertTrue(released[0], "r3 reached the responder during the WRITE");
+            writeDuringGhostIsIntact(f, failing, released);
             assertEquals(0x5000, named(sentA, "RD_RDMA_WRITE_FIRST").get(0).f().psn);
-            assertEquals(duplicates + 1, f.b.counters().get(Counter.DUPLICATE_REQUEST), "r3 was a duplicate");
-            assertTrue(SimPair.same(f.bufA, 100_000, f.bufB, 300_000, 3 * mtu), "no corruption");
-            assertEquals(0, f.cqB.size(), "r3 completed nothing");
         }
     }
 

@@ -3,61 +3,45 @@ package io.rnic.core.transport;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
-import io.rnic.verbs.AddressVector;
-import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.SendWorkRequest;
-import java.net.InetSocketAddress;
 
 /**
- * An EE context's destination: one peer context on one remote node, set at RTR ({@code destQpn}
- * is the destination EE context number, which every packet's RDETH carries). Each request's BTH
- * names the QP its work request is for and its DETH the Q_Key and the RD QP that sent it; each
- * response's BTH names the QP that sent the request answered (seed 001 §9.7.8.2). Packets are
- * accepted from the peer node only.
+ * An EE context's destination: one peer context on one remote node, set at RTR as a connected
+ * QP's peer is ({@code destQpn} is the destination EE context number, which every packet's
+ * RDETH carries). Each request's BTH names the QP its work request is for and its DETH the
+ * Q_Key and the RD QP that sent it; each response's BTH names the QP that sent the request
+ * answered (seed 001 §9.7.8.2). Packets are accepted from the peer node only.
  */
 final class EecAddressing implements Addressing {
-    private final Hca hca;
-    private final int eecn;
-    private final Destination peer = new Destination();
-    private byte[] peerAddress;
-    private volatile int sourcePort = -1;
+    /** The path, flow and peer check, as a connected QP's whose peer is the remote context. */
+    private final ConnectedAddressing path;
     /** The RD QP that sent the request being answered (the DETH's source QP). */
     private int replyQpn;
 
     EecAddressing(Hca hca, int eecn) {
-        this.hca = hca;
-        this.eecn = eecn;
+        this.path = new ConnectedAddressing(hca, eecn);
     }
 
     @Override
     public int sourcePort() {
-        return sourcePort;
+        return path.sourcePort();
     }
 
     @Override
     public int flowToOpen(QpAttributes attrs, int mask) {
-        return (mask & QpAttrMask.DEST_QPN) != 0 ? ConnectedAddressing.udpSourcePort(eecn, attrs.destQpn()) : -1;
+        return path.flowToOpen(attrs, mask);
     }
 
     @Override
     public void onReadyToReceive(QpAttributes attrs) {
-        peer.eecn = attrs.destQpn();
-        sourcePort = hca.sink().openFlow(ConnectedAddressing.udpSourcePort(eecn, peer.eecn));
-        point(attrs.av());
+        path.onReadyToReceive(attrs);
+        path.replies().eecn = attrs.destQpn();
     }
 
     @Override
     public void attributesChanged(QpAttributes attrs, int mask) {
-        if ((mask & QpAttrMask.AV) != 0 && sourcePort >= 0) {
-            point(attrs.av());
-        }
-    }
-
-    private void point(AddressVector av) {
-        peer.remote = new InetSocketAddress(av.address(), av.port());
-        peerAddress = av.address().getAddress();
-        peer.pseudo.addresses(hca.address(), av.address()).ports(sourcePort, av.port());
+        path.attributesChanged(attrs, mask);
     }
 
     @Override
@@ -67,6 +51,7 @@ final class EecAddressing implements Addressing {
 
     @Override
     public Destination resolve(SendWqe w) {
+        Destination peer = path.replies();
         peer.destQpn = w.remoteQpn;
         // A Q_Key with its high-order bit set asks for the sending QP's own, as on UD.
         peer.qkey = w.remoteQkey < 0 ? w.owner.qkey : w.remoteQkey;
@@ -76,6 +61,7 @@ final class EecAddressing implements Addressing {
 
     @Override
     public Destination replies() {
+        Destination peer = path.replies();
         peer.destQpn = replyQpn;
         return peer;
     }
@@ -87,7 +73,7 @@ final class EecAddressing implements Addressing {
 
     @Override
     public boolean accepts(PseudoHeader ip) {
-        return peerAddress != null && ip.sourceEquals(peerAddress);
+        return path.accepts(ip);
     }
 
     @Override
