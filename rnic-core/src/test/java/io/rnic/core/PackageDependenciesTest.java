@@ -33,7 +33,7 @@ class PackageDependenciesTest {
     private static final Set<String> API_VALUES = Set.of("SendWorkRequest", "RecvWorkRequest", "WorkRequest", "Sges", "WorkCompletion",
             "WrOpcode", "WcStatus", "WcOpcode", "QpCaps", "AddressHandle", "AccessFlags", "QpType", "QpState", "PathMtu",
             "QpAttributes", "QpAttrMask", "AddressVector", "AsyncEvent", "Counter", "Counters", "IcrcPolicy",
-            "RnicException", "WireException", "LossRecovery");
+            "RnicException", "WireException", "LossRecovery", "RdQpErrorRecovery");
 
     static Map<String, Set<String>> dependencies() {
         Map<String, Set<String>> deps = new TreeMap<>();

@@ -955,6 +955,7 @@ final class Responder {
         int psn = p.bth().psn();
         qp.hca.counters().inc(Counter.RD_RESYNCS_RECEIVED);
         receiveWindow.clear();
+        readStream.interrupt(false); // responses for PSNs the requester has moved past would be ghosts
         if (rwqe != null) {
             if (target.owner().state != io.rnic.verbs.QpState.ERR) { // else its QP's flush completed it
                 completeRwqe(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, p, false);
