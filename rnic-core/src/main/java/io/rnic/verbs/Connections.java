@@ -141,6 +141,13 @@ public final class Connections {
      * peer's first), send PSN {@code psn}, and {@code o}'s MTU, timers, retry counts and
      * READ/atomic depths (its access flags and RNR timer are the RD QPs').
      *
+     * @param eec      the local EE context, in RESET
+     * @param psn      the first PSN it sends
+     * @param peer     the address of the peer context's device
+     * @param peerPort the UDP port the peer's device receives on
+     * @param peerEecn the peer context's number ({@link EeContext#eecn()} there)
+     * @param peerPsn  the first PSN the peer context sends
+     * @param o        MTU, timers, retry counts and READ/atomic depths
      * @throws IllegalArgumentException if the context refuses a transition
      */
     public static void connectEeContext(EeContext eec, int psn, java.net.InetAddress peer, int peerPort, int peerEecn,
@@ -156,6 +163,11 @@ public final class Connections {
      * Connects two EE contexts in one process to each other (each in RESET), {@code a} sending
      * from {@code psnA} and {@code b} from {@code psnB}.
      *
+     * @param a    one context, in RESET
+     * @param psnA the first PSN {@code a} sends
+     * @param b    the other, of another device, in RESET
+     * @param psnB the first PSN {@code b} sends
+     * @param o    the options both use
      * @throws IllegalArgumentException if a context refuses a transition
      */
     public static void connectEeContexts(EeContext a, int psnA, EeContext b, int psnB, RcOptions o) {
