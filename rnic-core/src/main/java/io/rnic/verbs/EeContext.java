@@ -40,6 +40,16 @@ public final class EeContext implements AutoCloseable {
     }
 
     /**
+     * The UDP source port of the context's packets: rxe's hash of the two context numbers, as a
+     * connected QP's (fixed at RTR).
+     *
+     * @return the port, or -1 before RTR
+     */
+    public int sourcePort() {
+        return core.sourcePort();
+    }
+
+    /**
      * The domain the context belongs to.
      *
      * @return its reliable datagram domain

@@ -116,11 +116,11 @@ class RcFixture extends SimPair {
 
     /** The UDP source port A's packets come from: its QP's flow, or its EE context's. */
     int portA() {
-        return eecA != null ? eecA.core.sourcePort() : qpA.sourcePort();
+        return eecA != null ? eecA.sourcePort() : qpA.sourcePort();
     }
 
     /** The UDP source port B's packets come from. */
     int portB() {
-        return eecB != null ? eecB.core.sourcePort() : qpB.sourcePort();
+        return eecB != null ? eecB.sourcePort() : qpB.sourcePort();
     }
 }

@@ -320,7 +320,7 @@ class RdTest {
             p.psn = 0x100;
             p.ackReq = true;
             f.b1.postRecv(f.recvB(1, 0, 64));
-            Wiretap.inject(f.wireA, f.eecA.core.sourcePort(), f.wireB, p);
+            Wiretap.inject(f.wireA, f.eecA.sourcePort(), f.wireB, p);
             f.settle();
             assertEquals(1, f.b.counters().get(Counter.RCVD_WRONG_QP_STATE_OR_TYPE));
             assertTrue(sentB.isEmpty(), "no answer: " + sentB);
@@ -578,7 +578,7 @@ class RdTest {
             } else if (ghost[0] != null && !released[0] && fate.opcode() == writeFirst) {
                 released[0] = true;
                 ByteBuf g = ghost[0];
-                int port = from.core.sourcePort();
+                int port = from.sourcePort();
                 f.net.scheduler().schedule(1, () -> f.wireA.send(g, port, f.wireB.localAddress()));
             } else if (released[0] && (fate.opcode() == writeMiddle || fate.opcode() == writeLast)) {
                 fate.delay(5_000);
@@ -697,7 +697,7 @@ class RdTest {
             ghost.atomicSwapAdd = 1;
             f.b1.postRecv(f.recvB(2, 0, 64));
             f.a1.postSend(f.sendTo(f.b1, 2, 0, 32));
-            Wiretap.inject(f.wireA, f.eecA.core.sourcePort(), f.wireB, ghost);
+            Wiretap.inject(f.wireA, f.eecA.sourcePort(), f.wireB, ghost);
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             f.settle();
             assertEquals(6, le(f.bufB).getLong(200_000), "executed once");

@@ -51,6 +51,9 @@ class ResponderAttackTest {
             // The attack reached the protocol, not just the front door: every kind of refusal happened.
             assertTrue(c.get(Counter.RCVD_PKTS) > 0, c.nonZero().toString());
             assertTrue(c.get(Counter.RCVD_ICRC_ERR) > 0 && c.get(Counter.RCVD_MALFORMED) > 0 && c.get(Counter.NAKS_SENT) > 0, c.nonZero().toString());
+            // And RD's: B's EE context refused requests for QPs it may not serve and took RESYNCs.
+            assertTrue(c.get(Counter.RD_INVALID_REQUESTS) > 0 && c.get(Counter.RD_RDD_VIOLATIONS) > 0
+                    && c.get(Counter.RD_RESYNCS_RECEIVED) > 0, c.nonZero().toString());
             System.out.printf("ResponderAttackTest: %d inputs, %d packets, %d QP rebuilds; responder counters %s%n",
                     h.inputs(), h.packets(), h.rebuilds(), c.nonZero());
         }

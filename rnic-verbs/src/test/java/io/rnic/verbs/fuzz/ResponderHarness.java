@@ -55,6 +55,9 @@ final class ResponderHarness implements AutoCloseable {
     private static final List<Opcode> OPCODES = OpcodeTable.all();
     private static final List<Opcode> RC_REQUESTS = OPCODES.stream()
             .filter(o -> o.transport() == io.rnic.core.packet.Transport.RC && !o.isResponse()).toList();
+    private static final List<Opcode> RD_REQUESTS = OPCODES.stream()
+            .filter(o -> o.transport() == io.rnic.core.packet.Transport.RD && !o.isResponse()).toList();
+    private static final int QKEY = 0x11111111;
     private static final int PSN_A = 0x100;
     private static final int PSN_B = 0x200;
 
@@ -86,6 +89,13 @@ final class ResponderHarness implements AutoCloseable {
     private final byte[] otherPdSnapshot = new byte[CANARY_BYTES];
     private QueuePair rcA;
     private QueuePair rcB;
+    // RD (seed 001 §9.7.8): B's EE context, an RD QP behind it, and one of another RDD.
+    private final io.rnic.verbs.ReliableDatagramDomain rddA = a.allocRdd();
+    private final io.rnic.verbs.ReliableDatagramDomain rddB = b.allocRdd();
+    private final QueuePair strangerRd = pdB.createRdQp(QpInitAttributes.rd(cqB, cqB), b.allocRdd());
+    private io.rnic.verbs.EeContext eecA;
+    private io.rnic.verbs.EeContext eecB;
+    private QueuePair rdB;
     private int receivesPosted;
     private long inputs;
     private long packets;
@@ -98,8 +108,21 @@ final class ResponderHarness implements AutoCloseable {
         }
         canaryBuf.get(0, canarySnapshot);
         otherPdBuf.get(0, otherPdSnapshot);
-        Connections.readyDatagram(ud, 0x11111111, 0);
+        Connections.readyDatagram(ud, QKEY, 0);
+        Connections.readyRd(strangerRd, QKEY, AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC);
         connect();
+        connectRd();
+    }
+
+    private void connectRd() {
+        eecA = rddA.createEeContext();
+        eecB = rddB.createEeContext();
+        Connections.connectEeContexts(eecA, PSN_A, eecB, PSN_B, RcOptions.defaults().withRetry(10, 1, 1));
+        rdB = pdB.createRdQp(QpInitAttributes.rd(cqB, cqB), rddB);
+        Connections.readyRd(rdB, QKEY, AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC);
+        for (int i = 0; i < 4; i++) {
+            rdB.postRecv(new RecvWorkRequest().wrId(1000 + i).sge(target.address() + 16384, 8192, target.lkey()));
+        }
     }
 
     private void connect() {
@@ -129,16 +152,24 @@ final class ResponderHarness implements AutoCloseable {
     void exercise(Choices in) {
         inputs++;
         int n = in.intIn(1, 4);
-        int expected = rcB.query().rqPsn();
+        boolean rd = in.intIn(0, 3) == 0; // a quarter of the inputs are RD requests at B's EE context
+        int expected = rd ? eecB.query().rqPsn() : rcB.query().rqPsn();
         for (int i = 0; i < n; i++) {
-            ByteBuf packet = in.intIn(0, 7) == 0 ? raw(in) : crafted(in, expected + i);
+            ByteBuf packet = in.intIn(0, 7) == 0 ? raw(in) : crafted(in, expected + i, rd);
             if (packet != null) {
                 packets++;
-                wireA.send(packet, rcA.sourcePort(), wireB.localAddress());
+                wireA.send(packet, rd ? eecA.sourcePort() : rcA.sourcePort(), wireB.localAddress());
             }
         }
         net.scheduler().runUntil(() -> false, 50_000_000_000L);
         check();
+        if (eecB.state() != QpState.RTS || eecA.state() != QpState.RTS || rdB.state() != QpState.RTS) {
+            rebuilds++;
+            rdB.close();
+            eecA.close();
+            eecB.close();
+            connectRd();
+        }
         if (rcB.state() != QpState.RTS || rcA.state() != QpState.RTS) {
             // An input that legitimately errors the QPs (a class-B NAK, say) would leave every
             // later input talking to a dead QP: start the next one on a fresh pair.
@@ -158,15 +189,23 @@ final class ResponderHarness implements AutoCloseable {
     }
 
     /** A well-formed packet, ICRC and all, whose fields the fuzzer picks among meaningful and arbitrary values. */
-    private ByteBuf crafted(Choices in, int psnHint) {
-        // Mostly RC requests, which reach the deepest checks of the RC QP; every other opcode too.
-        Opcode op = in.intIn(0, 9) < 7 ? RC_REQUESTS.get(in.intIn(0, RC_REQUESTS.size() - 1))
+    private ByteBuf crafted(Choices in, int psnHint, boolean rd) {
+        // Mostly RC (or RD) requests, which reach the deepest checks of the QP (or EE context);
+        // every other opcode too.
+        List<Opcode> requests = rd ? RD_REQUESTS : RC_REQUESTS;
+        Opcode op = in.intIn(0, 9) < 7 ? requests.get(in.intIn(0, requests.size() - 1))
                 : OPCODES.get(in.intIn(0, OPCODES.size() - 1));
         PacketFields f = new PacketFields().opcode(op);
         f.destQp = switch (in.intIn(0, 3)) {
-            case 0 -> ud.qpn();
+            case 0 -> rd ? (in.bool() ? strangerRd.qpn() : rcB.qpn()) : ud.qpn();
             case 1 -> in.intIn(0, 0xFFFFFF);
-            default -> rcB.qpn();
+            default -> rd ? rdB.qpn() : rcB.qpn();
+        };
+        // The context an RDETH names: B's EE context, a QP (no context in EE mode), or anything.
+        f.rdethEec = switch (in.intIn(0, 5)) {
+            case 0 -> rdB.qpn();
+            case 1 -> in.intIn(0, 0xFFFFFF);
+            default -> eecB.eecn();
         };
         f.psn = switch (in.intIn(0, 3)) {
             case 0, 1 -> psnHint;
@@ -193,8 +232,8 @@ final class ResponderHarness implements AutoCloseable {
         f.atomicCompare = in.anyLong();
         f.immediate = (int) in.anyLong();
         f.invalidateRkey = rkey(in);
-        f.dethQkey = in.bool() ? 0x11111111 : (int) in.anyLong();
-        f.dethSrcQp = rcA.qpn();
+        f.dethQkey = in.bool() ? QKEY : (int) in.anyLong();
+        f.dethSrcQp = rd ? in.intIn(0, 0xFFFFFF) : rcA.qpn();
         f.aethSyndrome = in.intIn(0, 0xFF);
         f.aethMsn = in.intIn(0, 0xFFFFFF);
         f.fethSelectivity = in.intIn(0, 3);
@@ -206,7 +245,7 @@ final class ResponderHarness implements AutoCloseable {
             case DATA -> in.bool() ? java.util.Arrays.copyOf(in.bytes(1024), 1024) : in.bytes(4096);
         });
         PseudoHeader ph = new PseudoHeader().addresses(wireA.localAddress().getAddress(), wireB.localAddress().getAddress())
-                .ports(rcA.sourcePort(), wireB.localAddress().getPort());
+                .ports(rd ? eecA.sourcePort() : rcA.sourcePort(), wireB.localAddress().getPort());
         ByteBuf buf = Unpooled.buffer();
         try {
             encoder.encode(f, ph, buf, scratch);
