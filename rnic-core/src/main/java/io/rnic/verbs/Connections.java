@@ -66,7 +66,7 @@ public final class Connections {
     public static void connect(QueuePair qp, ConnectionInfo local, ConnectionInfo remote, RcOptions o, int remotePort) {
         io.rnic.core.transport.TransportPolicy policy = io.rnic.core.transport.TransportPolicy.of(qp.type());
         if (policy.destination() != io.rnic.core.transport.TransportPolicy.DestinationKind.CONNECTED) {
-            throw new IllegalArgumentException("connect is for connected QPs; use readyDatagram for " + qp);
+            throw new IllegalArgumentException("connect is for connected QPs; use readyDatagram (UD) or readyRd (RD) for " + qp);
         }
         // Which halves the QP has decides the attributes each transition takes (reference §6.2):
         // a responder half needs the READ/atomic depth and RNR timer at RTR, a requester half the

@@ -706,6 +706,67 @@ class RdTest {
         }
     }
 
+    /**
+     * The outbound scheduling under faults (9.7.8.2.1, o9-102, o9-103, o9-111, o9-113): four RD
+     * QPs share one context to four QPs of the other node, through 5 % loss, reordering and
+     * duplication each way; one receiving QP has no receives for the first 200 ms, so messages
+     * for it are suspended by RNR NAKs and RESYNCed over and over while the others go on. Every
+     * message arrives exactly once, intact, each QP's completions in order.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {24, 25, 26, 27, 28})
+    void fourQpsShareOneContextThroughFaultsAndRnrSuspensionsAndEveryMessageArrivesOnce(long seed) {
+        try (RdFixture f = new RdFixture(seed, RcOptions.defaults().withRetry(10, 7, 7))) {
+            for (var d : new LinkDirection[] {ab(f), ba(f)}) {
+                d.fault(Faults.drop(0.05)).fault(Faults.reorder(0.05, 20_000)).fault(Faults.duplicate(0.02));
+            }
+            QueuePair[] from = {f.a1, f.a2, RdFixture.rdQp(f.pdA, f.cqA, f.rddA), RdFixture.rdQp(f.pdA, f.cqA, f.rddA)};
+            QueuePair[] to = {f.b1, f.b2, RdFixture.rdQp(f.pdB, f.cqB, f.rddB), RdFixture.rdQp(f.pdB, f.cqB, f.rddB)};
+            for (QueuePair q : to) {
+                q.modify(new QpAttributes().minRnrTimer(8)); // 0.12 ms
+            }
+            int perQp = 60;
+            for (int k = 0; k < 3; k++) { // the fourth QP gets its receives late
+                for (int i = 0; i < 4 * perQp / 4 + 8; i++) {
+                    to[k].postRecv(f.recvB(k * 1000 + i, 0, 64));
+                }
+            }
+            SimPair.fill(f.bufA, 0, 64, 5);
+            for (int i = 0; i < perQp; i++) {
+                for (int q = 0; q < 4; q++) {
+                    QueuePair dest = to[(q + i) % 4];
+                    from[q].postSend(f.sendA(q * 1000L + i, 0, 48).opcode(WrOpcode.SEND_WITH_IMM)
+                            .imm(q << 16 | i).rd(f.eecA, dest.qpn(), RdFixture.QKEY));
+                }
+            }
+            f.net.scheduler().runFor(200_000_000);
+            for (int i = 0; i < perQp + 8; i++) {
+                to[3].postRecv(f.recvB(3000 + i, 0, 64));
+            }
+            List<WorkCompletion> sends = f.await(f.cqA, 4 * perQp);
+            long[] next = {0, 1000, 2000, 3000};
+            for (WorkCompletion wc : sends) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+                int q = (int) (wc.wrId() / 1000);
+                assertEquals(next[q]++, wc.wrId(), "QP " + q + "'s completions in order");
+            }
+            List<WorkCompletion> recvs = f.await(f.cqB, 4 * perQp);
+            java.util.Set<Integer> seen = new java.util.HashSet<>();
+            for (WorkCompletion wc : recvs) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+                int q = wc.immData() >>> 16;
+                int i = wc.immData() & 0xFFFF;
+                assertEquals(from[q].qpn(), wc.srcQp());
+                assertEquals(to[(q + i) % 4].qpn(), wc.qpNum(), "delivered to the QP its work request named");
+                assertTrue(seen.add(wc.immData()), "delivered once: " + wc);
+            }
+            f.settle();
+            assertEquals(0, f.cqB.size(), "nothing delivered twice");
+            assertTrue(f.a.counters().get(Counter.RD_MESSAGES_SUSPENDED) > 0, f.a.counters().toString());
+            assertTrue(f.a.counters().get(Counter.RETRANSMITTED_PKTS) > 0, f.a.counters().toString());
+        }
+    }
+
     // ------------------------------------------------------------------ the context's own errors and life
 
     /**
