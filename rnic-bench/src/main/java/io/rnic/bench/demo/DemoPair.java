@@ -64,7 +64,6 @@ public final class DemoPair implements AutoCloseable {
     public final io.rnic.verbs.EeContext eecB;
     private final SimNetwork sim;
     private final PcapCapture capture;
-    private final long seed;
 
     /**
      * Opens the pair. {@code wrap} may decorate each wire (fault injection); {@code pcap} may be
@@ -90,7 +89,6 @@ public final class DemoPair implements AutoCloseable {
      */
     public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
                     Function<Wire, Wire> wrap, SimSetup simSetup, Gso gso) throws IOException {
-        this.seed = seed;
         Wire wa;
         Wire wb;
         if (udp) {
@@ -194,11 +192,6 @@ public final class DemoPair implements AutoCloseable {
         } else {
             qpB.postRecv(wr);
         }
-    }
-
-    /** The seed the pair was opened with (for the PSNs of QPs or contexts a scenario makes). */
-    public long seed() {
-        return seed;
     }
 
     /** True if A's QP can post {@code op} (RD has no ATOMIC WRITE or FLUSH, for one). */

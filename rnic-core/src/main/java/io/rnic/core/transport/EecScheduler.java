@@ -260,9 +260,4 @@ final class EecScheduler implements SendDriver {
     private static void fail(QpContext qp, SendWqe w, WcStatus status) {
         qp.rdSender().complete(w, w != null ? status : WcStatus.SUCCESS);
     }
-
-    /** RD QPs waiting for the context, for tests and queries. */
-    int waiting() {
-        return waiting.size();
-    }
 }
