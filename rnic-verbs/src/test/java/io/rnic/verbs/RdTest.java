@@ -808,6 +808,34 @@ class RdTest {
         }
     }
 
+    /**
+     * Reference §6.2 for an RD QP: SQD lets the message on the context finish, starts none of the
+     * QP's others, and raises SQ_DRAINED once nothing of the QP is on a context; back in RTS the
+     * rest go.
+     */
+    @Test
+    void sqdFinishesTheMessageOnTheContextThenRaisesSqDrained() {
+        try (RdFixture f = new RdFixture(25)) {
+            List<AsyncEvent> events = new ArrayList<>();
+            f.a.addAsyncEventListener(events::add);
+            for (int i = 0; i < 3; i++) {
+                f.b1.postRecv(f.recvB(i, i * 4096, 4096));
+            }
+            f.a1.postSend(f.sendTo(f.b1, 1, 0, 3000));
+            f.a1.postSend(f.sendTo(f.b1, 2, 0, 3000));
+            f.net.scheduler().runFor(1); // the first message is on the context, its packets in flight
+            f.a1.modify(new QpAttributes().state(QpState.SQD).enSqdAsyncNotify(true));
+            assertEquals(1, f.await(f.cqA).wrId(), "the message on the context finished");
+            f.settle();
+            assertEquals(0, f.cqA.size(), "the second did not start in SQD");
+            assertEquals(1, events.stream().filter(e -> e.type() == AsyncEvent.Type.SQ_DRAINED
+                    && e.resource() == f.a1.qpn()).count(), events.toString());
+            f.a1.modify(new QpAttributes().state(QpState.RTS));
+            assertEquals(2, f.await(f.cqA).wrId());
+            assertEquals(2, f.await(f.cqB, 2).size());
+        }
+    }
+
     /** IBA 11.2.9: a context is brought up with RC's attributes; a missing one is named. */
     @Test
     void aContextTakesRcsAttributesAndNamesAMissingOne() {

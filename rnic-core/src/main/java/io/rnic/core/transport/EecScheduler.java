@@ -72,6 +72,12 @@ final class EecScheduler implements SendDriver {
         }
     }
 
+    /** SQD on the context: its requester raises SQ_DRAINED once the message it carries is answered. */
+    @Override
+    public void drainRequested(boolean notify) {
+        eec.requester.drainRequested(notify);
+    }
+
     /** Starts the next message if the context is free: the RESYNC owed, else the next QP's (step 3, 10). */
     @Override
     public void run() {
@@ -86,7 +92,7 @@ final class EecScheduler implements SendDriver {
         }
         QpContext qp;
         while ((qp = waiting.poll()) != null) {
-            SendWqe w = qp.state == QpState.RTS || qp.state == QpState.SQD ? qp.rdSender().head() : null;
+            SendWqe w = qp.state == QpState.RTS ? qp.rdSender().head() : null; // SQD starts nothing new
             if (w == null) {
                 qp.rdSender().unlink();
                 continue;

@@ -67,7 +67,7 @@ final class QpModify {
             }
             case SQD -> {
                 qp.state = QpState.SQD;
-                qp.requester.drainRequested(qp.attrs.enSqdAsyncNotify());
+                qp.sendDriver.drainRequested(qp.attrs.enSqdAsyncNotify());
             }
             case SQE -> qp.state = QpState.SQE;
             case ERR -> toError(null);

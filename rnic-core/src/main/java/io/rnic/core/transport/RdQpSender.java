@@ -17,6 +17,8 @@ final class RdQpSender implements SendDriver {
     private QpContext linkedTo;
     /** Waiting out an RNR NAK's timer (its message suspended). */
     private Scheduler.Timer suspension;
+    /** SQD asked for SQ_DRAINED, not raised yet. */
+    private boolean drainNotify;
 
     RdQpSender(QpContext qp) {
         this.qp = qp;
@@ -54,9 +56,13 @@ final class RdQpSender implements SendDriver {
         return sq.completed() < sq.posted() ? sq.at(sq.completed()) : null;
     }
 
-    /** The context dropped the QP from its list without carrying its message (it had none). */
+    /**
+     * The context dropped the QP from its list without carrying its message: it had none, or
+     * is in SQD, which starts nothing new (its return to RTS queues it again).
+     */
     void unlink() {
         linkedTo = null;
+        checkDrained();
     }
 
     /**
@@ -77,12 +83,14 @@ final class RdQpSender implements SendDriver {
             qp.completions.flushSend();
         }
         linkedTo = null;
+        checkDrained();
         run();
     }
 
     /** Its message was suspended by an RNR NAK: the QP is off every context for {@code delayNanos}. */
     void suspend(long delayNanos) {
         linkedTo = null;
+        checkDrained();
         suspension = qp.hca.scheduler().schedule(delayNanos, () -> {
             suspension = null;
             run();
@@ -104,6 +112,25 @@ final class RdQpSender implements SendDriver {
     @Override
     public void stop() {
         resume();
+        drainNotify = false;
+    }
+
+    /**
+     * SQD: nothing new starts (run() waits for RTS); the QP is drained once no message of it is
+     * on a context — a suspended one is not, and restarts only after the return to RTS.
+     */
+    @Override
+    public void drainRequested(boolean notify) {
+        drainNotify = notify;
+        checkDrained();
+    }
+
+    private void checkDrained() {
+        if (drainNotify && qp.state == QpState.SQD && linkedTo == null) {
+            drainNotify = false;
+            qp.hca.raise(new io.rnic.verbs.AsyncEvent(io.rnic.verbs.AsyncEvent.Type.SQ_DRAINED, qp.qpn,
+                    "send queue drained"));
+        }
     }
 
     private void fail(SendWqe w, WcStatus status) {

@@ -107,7 +107,8 @@ final class Requester implements SendDriver {
         drainNotify = false; // the RNR wait ends with the timers (ReliabilityContext.stopTimers)
     }
 
-    void drainRequested(boolean notify) {
+    @Override
+    public void drainRequested(boolean notify) {
         drainNotify = notify;
         checkDrained();
     }

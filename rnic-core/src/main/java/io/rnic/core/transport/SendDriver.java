@@ -15,4 +15,10 @@ interface SendDriver {
      * taken off it. Protocol thread.
      */
     void stop();
+
+    /**
+     * The QP entered SQD: once what was started has completed, SQ_DRAINED is raised if
+     * {@code notify} (reference §6.2). Protocol thread.
+     */
+    void drainRequested(boolean notify);
 }
