@@ -127,12 +127,18 @@ public final class Connections {
      * @throws IllegalArgumentException if {@code qp} is not an RD QP or refuses a transition
      */
     public static void readyRd(QueuePair qp, int qkey, int access) {
-        if (qp.type() != QpType.RD) {
+        if (!throughEeContexts(qp.type())) {
             throw new IllegalArgumentException("readyRd is for RD QPs; " + qp + " is " + qp.type());
         }
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).qkey(qkey).accessFlags(access));
         qp.modify(new QpAttributes().state(QpState.RTR));
         qp.modify(new QpAttributes().state(QpState.RTS));
+    }
+
+    /** True for a QP type whose messages go through EE contexts (its policy row's destination column). */
+    static boolean throughEeContexts(QpType type) {
+        io.rnic.core.transport.TransportPolicy policy = io.rnic.core.transport.TransportPolicy.of(type);
+        return policy != null && policy.destination().throughEeContext();
     }
 
     /**

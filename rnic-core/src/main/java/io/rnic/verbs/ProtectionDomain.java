@@ -139,7 +139,7 @@ public final class ProtectionDomain implements AutoCloseable {
         if (init == null) {
             throw new IllegalArgumentException("QP init attributes are required");
         }
-        if (init.type() == QpType.RD) {
+        if (Connections.throughEeContexts(init.type())) {
             throw new IllegalArgumentException("an RD QP belongs to a reliable datagram domain too: createRdQp(init, rdd)");
         }
         init.sendCq().checkOpen();
@@ -176,7 +176,7 @@ public final class ProtectionDomain implements AutoCloseable {
     public QueuePair createRdQp(QpInitAttributes init, ReliableDatagramDomain rdd) {
         checkOpen();
         device.checkOpen();
-        if (init == null || init.type() != QpType.RD || rdd == null) {
+        if (init == null || !Connections.throughEeContexts(init.type()) || rdd == null) {
             throw new IllegalArgumentException("createRdQp takes RD QP init attributes (type RD) and a reliable "
                     + "datagram domain");
         }
