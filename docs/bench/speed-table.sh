@@ -21,7 +21,7 @@ for r in $(seq "$RUNS"); do
   v[latspin]+="$($J perf send_lat -s 64 -n 20000 --loopback --threading invoker --idle spin | awk '$1 == 64 {print 2 * $5}') "
   v[latblock]+="$($J perf send_lat -s 64 -n 20000 --loopback --threading invoker --idle block | awk '$1 == 64 {print 2 * $5}') "
   # the whole stack on the simulated network, one core
-  v[sim]+="$($J perf write_bw -s 64 -n 3000000 --wire sim 2>&1 >/dev/null | awk '/packets\/s/ {print $(NF-7)}') "
+  v[sim]+="$($J perf write_bw -s 64 -n 3000000 --wire sim 2>&1 >/dev/null | awk '/packets\/s/ {for (i = 1; i < NF; i++) if ($(i + 1) == "M") print $i}') "
 done
 for k in gso4k write gso80 send rawspin latspin rawblock latblock sim; do
   m=$(echo ${v[$k]} | tr ' ' '\n' | median)
