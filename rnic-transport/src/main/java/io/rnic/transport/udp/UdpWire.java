@@ -53,15 +53,18 @@ public final class UdpWire extends AbstractWire {
     private final EventLoopScheduler scheduler;
     private final Channel main;
     private final boolean nativeTransport;
+    private final boolean ipv4;
     /** Send sockets by source port; an array so the per-packet lookup does not box the port. */
-    private final java.util.concurrent.atomic.AtomicReferenceArray<Channel> flows =
+    private final java.util.concurrent.atomic.AtomicReferenceArray<SendSocket> flows =
             new java.util.concurrent.atomic.AtomicReferenceArray<>(65536);
+    /** The receive socket as a send socket (flows on the RoCE port send from it). */
+    private final SendSocket mainSocket;
     /** The bounded pool of send sockets: slot to source port (0 while unbound). */
     private final int[] poolPorts = new int[SOURCE_PORT_POOL];
-    private final List<Channel> dirty = new ArrayList<>();
+    private final List<SendSocket> dirty = new ArrayList<>();
     /** Packets sent in this duty cycle, written at its end (protocol thread only). */
     private ByteBuf[] pendingPackets = new ByteBuf[256];
-    private Channel[] pendingChannels = new Channel[256];
+    private SendSocket[] pendingChannels = new SendSocket[256];
     private InetSocketAddress[] pendingDestinations = new InetSocketAddress[256];
     private int pendingCount;
     /** Leading pending packets an invoker's cycle held back (acknowledgements only). */
@@ -74,6 +77,11 @@ public final class UdpWire extends AbstractWire {
     private final long epochOffsetNanos;
     private volatile boolean closed;
     private boolean flushScheduled;
+    /** Datagrams handed to the pipeline so far, and that count when the last read batch ended (agent thread). */
+    private long datagramsRead;
+    private long batchStart;
+    /** The receive socket's read handler, for a duty cycle that reads it without asking epoll first. */
+    private final io.netty.channel.IoHandle directRead;
 
     private UdpWire(Builder b) {
         InetAddress ip = b.address;
@@ -88,6 +96,7 @@ public final class UdpWire extends AbstractWire {
             this.ownsAgent = true;
         }
         this.nativeTransport = agent.isNative();
+        this.ipv4 = ip instanceof java.net.Inet4Address;
         this.paceBitsPerSecond = b.paceBitsPerSecond;
         this.gso = nativeTransport && EpollDatagramChannel.isSegmentedDatagramPacketSupported() ? b.gso : Gso.OFF;
         // A read's buffer from a free list of its own size: Netty's pool costs an arena lookup per
@@ -111,6 +120,8 @@ public final class UdpWire extends AbstractWire {
         }
         this.main = bound.channel();
         this.local = (InetSocketAddress) main.localAddress();
+        this.directRead = nativeTransport && main.unsafe() instanceof io.netty.channel.IoHandle h ? h : null;
+        this.mainSocket = new SendSocket(main);
         LOCAL_WIRES.add(local);
     }
 
@@ -234,10 +245,15 @@ public final class UdpWire extends AbstractWire {
     }
 
     private Bootstrap bootstrap() {
-        Bootstrap b = new Bootstrap()
-                .group(loop)
-                .channel(nativeTransport ? EpollDatagramChannel.class : NioDatagramChannel.class)
-                .option(ChannelOption.ALLOCATOR, allocator)
+        Bootstrap b = new Bootstrap().group(loop);
+        if (nativeTransport && ipv4) {
+            // An IPv4 socket, not Netty's default dual-stack IPv6 one: the kernel's UDP paths then
+            // skip the IPv4-mapped detour on every send and receive.
+            b.channelFactory(() -> new EpollDatagramChannel(io.netty.channel.socket.SocketProtocolFamily.INET));
+        } else {
+            b.channel(nativeTransport ? EpollDatagramChannel.class : NioDatagramChannel.class);
+        }
+        b.option(ChannelOption.ALLOCATOR, allocator)
                 .option(ChannelOption.SO_RCVBUF, 4 << 20)
                 .option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(inbound);
@@ -308,6 +324,31 @@ public final class UdpWire extends AbstractWire {
         return waitNanos < 0 ? agent.doWork(-1) : agent.doWorkIdling(waitNanos);
     }
 
+    /** Netty's "the socket is readable" event, which its epoll handler would deliver. */
+    private static final io.netty.channel.epoll.EpollIoEvent READABLE = () -> io.netty.channel.epoll.EpollIoOps.EPOLLIN;
+
+    /**
+     * Reads the receive socket once without asking epoll first (agent thread): a spinning duty
+     * cycle saves the {@code epoll_wait} before each {@code recvmsg}, which is a fifth of a
+     * loopback round trip. Netty's read path runs as if epoll had reported the socket readable
+     * (it stops at {@code EAGAIN}), so packets go through the same pipeline either way.
+     *
+     * @return the datagrams read (0 if the socket was empty or the wire cannot read directly)
+     */
+    int readDirect() {
+        if (directRead == null || closed || !main.isActive()) {
+            return 0;
+        }
+        long before = datagramsRead;
+        directRead.handle(null, READABLE);
+        return (int) (datagramsRead - before);
+    }
+
+    /** True if {@link #readDirect} can read this wire's socket. */
+    boolean readsDirectly() {
+        return directRead != null;
+    }
+
     /**
      * Finds the send socket for a flow that would like {@code preferredSourcePort}. Flows are
      * hashed onto a pool of at most {@link #SOURCE_PORT_POOL} sockets, so an HCA with thousands
@@ -352,7 +393,7 @@ public final class UdpWire extends AbstractWire {
                 return closed ? local.getPort() : poolPorts[slot];
             }
             int port = ((InetSocketAddress) f.channel().localAddress()).getPort();
-            flows.set(port, f.channel());
+            flows.set(port, new SendSocket(f.channel()));
             poolPorts[slot] = port;
             return port;
         }
@@ -381,13 +422,13 @@ public final class UdpWire extends AbstractWire {
             }
             return;
         }
-        Channel ch = sourcePort == local.getPort() ? main : flows.get(sourcePort);
-        if (closed || ch == null || !ch.isActive() || destination == null) {
+        SendSocket ch = sourcePort == local.getPort() ? mainSocket : flows.get(sourcePort);
+        if (closed || ch == null || !ch.channel.isActive() || destination == null) {
             counters.sendError();
             packet.release();
             return;
         }
-        InetSocketAddress src = (InetSocketAddress) ch.localAddress();
+        InetSocketAddress src = ch.local;
         // Taps see every packet on its own, GSO or not: a wire's --pcap records individual packets.
         sending(packet, src, destination, tapped() ? epochOffsetNanos + System.nanoTime() : 0);
         if (pendingCount == pendingPackets.length) {
@@ -455,7 +496,7 @@ public final class UdpWire extends AbstractWire {
             ByteBuf p = pendingPackets[i];
             pendingPackets[i] = pendingPackets[j];
             pendingPackets[j] = p;
-            Channel c = pendingChannels[i];
+            SendSocket c = pendingChannels[i];
             pendingChannels[i] = pendingChannels[j];
             pendingChannels[j] = c;
             InetSocketAddress d = pendingDestinations[i];
@@ -484,7 +525,7 @@ public final class UdpWire extends AbstractWire {
         int n = pendingCount;
         int i = 0;
         while (i < n) {
-            Channel ch = pendingChannels[i];
+            SendSocket ch = pendingChannels[i];
             InetSocketAddress dst = pendingDestinations[i];
             int size = pendingPackets[i].readableBytes();
             int end = i + 1;
@@ -503,12 +544,14 @@ public final class UdpWire extends AbstractWire {
                 }
             }
             if (end - i > 1) {
-                writeSegmented(ch, dst, size, i, end);
-            } else {
-                ch.write(new DatagramPacket(pendingPackets[i], dst, (InetSocketAddress) ch.localAddress()), ch.voidPromise());
-            }
-            if (!dirty.contains(ch)) {
-                dirty.add(ch);
+                ByteBuf train = train(i, end);
+                counters.gsoSent(end - i);
+                if (!ch.sendDirectly(train, size, dst)) {
+                    netty(ch).write(new io.netty.channel.epoll.SegmentedDatagramPacket(train, size, dst, ch.local),
+                            ch.channel.voidPromise());
+                }
+            } else if (!ch.sendDirectly(pendingPackets[i], 0, dst)) {
+                netty(ch).write(new DatagramPacket(pendingPackets[i], dst, ch.local), ch.channel.voidPromise());
             }
             i = end;
         }
@@ -517,9 +560,25 @@ public final class UdpWire extends AbstractWire {
         java.util.Arrays.fill(pendingDestinations, 0, n, null);
         pendingCount = 0;
         for (int k = 0; k < dirty.size(); k++) {
-            dirty.get(k).flush();
+            SendSocket d = dirty.get(k);
+            d.inNettyFlush = false;
+            d.channel.flush();
         }
         dirty.clear();
+    }
+
+    /**
+     * The socket's Netty channel for a write that goes through Netty's pipeline, which is then
+     * flushed at the end of the cycle; every later packet of the cycle on that socket follows it
+     * there, so that nothing overtakes what Netty holds.
+     */
+    private Channel netty(SendSocket ch) {
+        if (!ch.inNettyFlush) {
+            ch.inNettyFlush = true;
+            dirty.add(ch);
+        }
+        ch.clearSegmentSize();
+        return ch.channel;
     }
 
     private void discardPending() {
@@ -542,8 +601,8 @@ public final class UdpWire extends AbstractWire {
         };
     }
 
-    /** Packets {@code [from, to)} as one super-datagram of {@code segment}-byte segments. */
-    private void writeSegmented(Channel ch, InetSocketAddress dst, int segment, int from, int to) {
+    /** Packets {@code [from, to)} copied into one buffer, a GSO super-datagram's payload; the packets are released. */
+    private ByteBuf train(int from, int to) {
         int total = 0;
         for (int k = from; k < to; k++) {
             total += pendingPackets[k].readableBytes();
@@ -554,9 +613,88 @@ public final class UdpWire extends AbstractWire {
             train.writeBytes(p, p.readerIndex(), p.readableBytes());
             p.release();
         }
-        counters.gsoSent(to - from);
-        ch.write(new io.netty.channel.epoll.SegmentedDatagramPacket(train, segment, dst,
-                (InetSocketAddress) ch.localAddress()), ch.voidPromise());
+        return train;
+    }
+
+    /** Linux's SOL_UDP and UDP_SEGMENT (linux/udp.h): the GSO segment size as a socket option. */
+    private static final int SOL_UDP = 17;
+    private static final int UDP_SEGMENT = 103;
+
+    /**
+     * A socket the wire sends from. On native epoll a run of packets that is the socket's whole
+     * output in a duty cycle leaves with one {@code sendto} on the socket itself, past Netty's
+     * outbound pipeline (its per-datagram objects and its {@code sendmmsg} bookkeeping cost more
+     * than the system call on a round trip); a GSO train sets the segment size as a socket
+     * option, which stays until a train of another size or a longer single datagram needs it
+     * changed. Everything else, and whatever Netty still holds, goes through Netty's pipeline.
+     */
+    private final class SendSocket {
+        final Channel channel;
+        final InetSocketAddress local;
+        /** The socket itself on native epoll; null on NIO, or once setting the segment size failed. */
+        private io.netty.channel.unix.Socket fd;
+        /** UDP_SEGMENT as last set on the socket (0: none). */
+        private int segmentSize;
+        /** True while the cycle's flush has written to this socket through Netty. */
+        boolean inNettyFlush;
+
+        SendSocket(Channel channel) {
+            this.channel = channel;
+            this.local = (InetSocketAddress) channel.localAddress();
+            this.fd = channel instanceof EpollDatagramChannel e && e.fd() instanceof io.netty.channel.unix.Socket so ? so : null;
+        }
+
+        /**
+         * Sends {@code payload} (a GSO train of {@code segment}-byte segments, or one datagram
+         * if {@code segment} is 0) with one system call and releases it; false if it must go
+         * through Netty instead (NIO, Netty holds earlier writes, no native address, or the
+         * socket buffer is full), with nothing sent and {@code payload} still held.
+         */
+        boolean sendDirectly(ByteBuf payload, int segment, InetSocketAddress dst) {
+            io.netty.channel.unix.Socket so = fd;
+            if (so == null || inNettyFlush || !payload.hasMemoryAddress() || !channel.isActive()
+                    || !channel.unsafe().outboundBuffer().isEmpty()) {
+                return false;
+            }
+            int len = payload.readableBytes();
+            int want = segment != 0 ? segment : (segmentSize != 0 && len > segmentSize ? 0 : segmentSize);
+            if (want != segmentSize && !setSegmentSize(want)) {
+                return false;
+            }
+            int at = payload.readerIndex();
+            try {
+                if (so.sendToAddress(payload.memoryAddress(), at, at + len, dst.getAddress(), dst.getPort()) == 0) {
+                    return false; // EAGAIN: Netty queues it and writes when the socket drains
+                }
+            } catch (java.io.IOException e) {
+                counters.sendError();
+                LOG.debug("send from {} to {} failed", local, dst, e);
+            }
+            payload.release();
+            return true;
+        }
+
+        /** Before Netty writes a plain datagram: a socket-wide segment size would split it. */
+        void clearSegmentSize() {
+            if (segmentSize != 0 && !setSegmentSize(0)) {
+                LOG.warn("cannot clear UDP_SEGMENT on {}: closing it", local);
+                channel.close();
+            }
+        }
+
+        private boolean setSegmentSize(int size) {
+            try {
+                fd.setIntOpt(SOL_UDP, UDP_SEGMENT, size);
+                segmentSize = size;
+                return true;
+            } catch (java.io.IOException e) {
+                LOG.debug("UDP_SEGMENT {} on {} refused; sending through Netty", size, local, e);
+                if (segmentSize == 0) {
+                    fd = null; // the kernel has none: no direct trains, and no option to undo
+                }
+                return false;
+            }
+        }
     }
 
     public boolean isClosed() {
@@ -581,9 +719,9 @@ public final class UdpWire extends AbstractWire {
         List<Channel> all = new ArrayList<>();
         synchronized (poolPorts) { // after this, openFlow sees closed and closes what it bound itself
             for (int port : poolPorts) {
-                Channel ch = port == 0 ? null : flows.get(port);
+                SendSocket ch = port == 0 ? null : flows.get(port);
                 if (ch != null) {
-                    all.add(ch);
+                    all.add(ch.channel);
                 }
             }
         }
@@ -619,6 +757,7 @@ public final class UdpWire extends AbstractWire {
     private final class Inbound extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            datagramsRead++;
             if (!(msg instanceof DatagramPacket dp)) {
                 io.netty.util.ReferenceCountUtil.release(msg);
                 return;
@@ -645,7 +784,9 @@ public final class UdpWire extends AbstractWire {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             // The end of one read of the socket: coalesced ACKs leave now, flushed with the rest.
-            if (!closed) {
+            // A read that found the socket empty (a spinning cycle's direct read) ends no batch.
+            if (!closed && datagramsRead != batchStart) {
+                batchStart = datagramsRead;
                 batchEnd();
             }
         }

@@ -156,4 +156,71 @@ class UdpWireTest {
             assertTrue(ports.size() <= UdpWire.SOURCE_PORT_POOL, ports.size() + " sockets for 10,000 flows");
         }
     }
+
+    /**
+     * A GSO train's segment size stays set on the socket it left from (a socket option, set for
+     * the direct send); a later single datagram longer than that segment must still leave whole,
+     * and a train of another size with its own segments.
+     */
+    @Test
+    void aTrainsSegmentSizeNeverSplitsALaterDatagramOrTrain() throws Exception {
+        try (UdpWire a = UdpWire.bind("127.0.79.15").gso(Gso.ON).open();
+             DatagramSocket raw = new DatagramSocket(new InetSocketAddress("127.0.79.16", 4791))) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.gso() == Gso.ON, "this kernel or transport has no UDP GSO");
+            InetSocketAddress to = (InetSocketAddress) raw.getLocalSocketAddress();
+            int[][] cycles = {{80, 80, 20}, {1100}, {200, 200}, {64}, {80, 80}};
+            for (int[] cycle : cycles) {
+                a.eventLoop().submit(() -> {
+                    for (int len : cycle) {
+                        a.send(Unpooled.directBuffer().writeZero(len), 4791, to);
+                    }
+                }).syncUninterruptibly();
+            }
+            raw.setSoTimeout(10_000);
+            List<Integer> got = new ArrayList<>();
+            DatagramPacket d = new DatagramPacket(new byte[2048], 2048);
+            for (int i = 0; i < 9; i++) {
+                raw.receive(d);
+                got.add(d.getLength());
+            }
+            // The kernel splits a train for a receiver without GRO: one datagram per packet.
+            assertEquals(List.of(80, 80, 20, 1100, 200, 200, 64, 80, 80), got);
+            assertEquals(3, a.counters().gsoSends(), "three trains; the single packets went alone");
+        }
+    }
+
+    /**
+     * A spinning invoker reads its receive socket directly each cycle and asks epoll only now and
+     * then; datagrams still arrive, and timers and tasks still run, with nothing but
+     * non-waiting duty cycles.
+     */
+    @Test
+    void aSpinningInvokerReadsItsSocketDirectlyAndStillRunsTimersAndTasks() throws Exception {
+        HcaAgent invoker = HcaAgent.invoker(HcaAgent.Idle.SPIN);
+        try (UdpWire w = UdpWire.bind("127.0.79.17").agent(invoker).open();
+             DatagramSocket raw = new DatagramSocket(0, InetAddress.getByName("127.0.79.18"))) {
+            List<Integer> got = new ArrayList<>();
+            w.receiver((p, s, d) -> got.add(p.getInt(p.readerIndex())));
+            boolean[] fired = {false, false};
+            w.scheduler().schedule(2_000_000, () -> fired[0] = true);
+            w.scheduler().execute(() -> fired[1] = true);
+            for (int i = 0; i < 20; i++) {
+                byte[] b = new byte[16];
+                java.nio.ByteBuffer.wrap(b).putInt(i);
+                raw.send(new DatagramPacket(b, b.length, w.localAddress()));
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while ((got.size() < 20 || !fired[0] || !fired[1]) && System.nanoTime() < deadline) {
+                w.progress(-1);
+            }
+            assertEquals(20, got.size(), got.toString());
+            for (int i = 0; i < 20; i++) {
+                assertEquals(i, got.get(i), "in the order sent");
+            }
+            assertTrue(fired[0], "a 2 ms timer fired during non-waiting cycles");
+            assertTrue(fired[1], "a task ran during non-waiting cycles");
+        } finally {
+            invoker.close();
+        }
+    }
 }
