@@ -9,7 +9,7 @@ export RXEVM_RUN=${RXEVM_RUN:-$here/run/run}
 out=$here/run
 host_ip=169.254.77.1
 guest_ip=169.254.77.11
-jar=$top/rnic-bench/target/rnic.jar
+jar=${RNIC_JAR:-$top/rnic-bench/target/rnic.jar}  # RNIC_JAR: a copy, to go on building meanwhile
 mkdir -p "$out"
 
 [ "$(id -u)" = 0 ] || { echo "run as root (qemu, network namespaces, nft)" >&2; exit 2; }

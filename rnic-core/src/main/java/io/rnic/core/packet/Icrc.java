@@ -16,11 +16,14 @@ public final class Icrc {
     public static final int LENGTH = 4;
 
     private static final int LRH_PLACEHOLDER = 8;
+    /** The longest IP header: IPv4 with 40 bytes of options. */
+    private static final int MAX_IP_HEADER = 60;
     private final CRC32 crc = new CRC32();
-    /** Pseudo-LRH + IP header (up to 60 bytes with options) + UDP + BTH. */
-    private final byte[] head = new byte[LRH_PLACEHOLDER + 60 + 8 + BthFlyweight.LENGTH];
-    /** Payload copy of a direct buffer; grows to the largest packet seen. */
-    private byte[] scratch = new byte[4096 + 64];
+    /**
+     * Pseudo-LRH + IP header (up to 60 bytes with options) + UDP + BTH, then a direct buffer's
+     * rest of the packet copied behind them; grows to the largest packet seen.
+     */
+    private byte[] head = new byte[LRH_PLACEHOLDER + MAX_IP_HEADER + 8 + BthFlyweight.LENGTH + 4096 + 64];
 
     public Icrc() {
         for (int i = 0; i < LRH_PLACEHOLDER; i++) {
@@ -43,7 +46,7 @@ public final class Icrc {
      * UDP header follows it directly.
      */
     public int computeCaptured(ByteBuf frame, int ipOffset, int ipHeaderLength, int udpPayloadLength) {
-        if (ipHeaderLength + 8 > head.length - LRH_PLACEHOLDER - BthFlyweight.LENGTH) {
+        if (ipHeaderLength > MAX_IP_HEADER) {
             throw new IllegalArgumentException("IP header of " + ipHeaderLength + " bytes is longer than IPv4 allows");
         }
         frame.getBytes(ipOffset, head, LRH_PLACEHOLDER, ipHeaderLength + 8);
@@ -105,29 +108,23 @@ public final class Icrc {
         head[bth + BthFlyweight.ECN_OFFSET] = (byte) 0xFF;
 
         crc.reset();
-        crc.update(head, 0, bth + BthFlyweight.LENGTH);
+        int headLength = bth + BthFlyweight.LENGTH;
         int rest = udpPayloadLength - BthFlyweight.LENGTH - LENGTH;
-        if (rest > 0) {
-            update(buf, bthOffset + BthFlyweight.LENGTH, rest);
+        if (rest > 0 && !buf.hasArray()) {
+            // The rest behind the masked headers in one array: one pass of the CRC, not two (on a
+            // small packet the CRC's per-call cost is as large as its per-byte cost).
+            if (head.length < headLength + rest) {
+                head = java.util.Arrays.copyOf(head, Math.max(headLength + rest, head.length * 2));
+            }
+            copy(buf, bthOffset + BthFlyweight.LENGTH, head, headLength, rest);
+            crc.update(head, 0, headLength + rest);
+        } else {
+            crc.update(head, 0, headLength);
+            if (rest > 0) {
+                crc.update(buf.array(), buf.arrayOffset() + bthOffset + BthFlyweight.LENGTH, rest);
+            }
         }
         return (int) crc.getValue();
-    }
-
-    private void update(ByteBuf buf, int index, int length) {
-        if (buf.hasArray()) {
-            crc.update(buf.array(), buf.arrayOffset() + index, length);
-            return;
-        }
-        // A direct buffer's NIO view would be a new object per packet (pooled buffers drop their
-        // cached view when recycled), so copy through a scratch array instead: a 4 KiB memcpy
-        // costs less than the CRC itself and allocates nothing.
-        byte[] s = scratch;
-        if (s.length < length) {
-            s = new byte[Math.max(length, s.length * 2)];
-            scratch = s;
-        }
-        copy(buf, index, s, 0, length);
-        crc.update(s, 0, length);
     }
 
     /**

@@ -43,8 +43,8 @@ public final class PacketEncoder {
         if (buf.hasMemoryAddress() && io.netty.util.internal.PlatformDependent.hasUnsafe()) {
             // ensureWritable checked the range: zero it without the buffer's per-call checks.
             long address = buf.memoryAddress() + offset;
-            io.netty.util.internal.PlatformDependent.setMemory(address, headers, (byte) 0);
-            io.netty.util.internal.PlatformDependent.setMemory(address + headers + payloadLength, tail, (byte) 0);
+            zero(address, headers);
+            zero(address + headers + payloadLength, tail);
         } else {
             buf.setZero(offset, headers);
             buf.setZero(offset + headers + payloadLength, tail);
@@ -53,6 +53,31 @@ public final class PacketEncoder {
         out.set(buf, offset, length, op, payloadLength, HeaderFlyweight.addressOf(buf, offset));
         out.bth().opcode(op.code()).padCount(padCount(payloadLength));
         return out;
+    }
+
+    private static final boolean UNALIGNED = io.netty.util.internal.PlatformDependent.isUnaligned();
+
+    /**
+     * Zeroes {@code n} bytes at a native address. Headers and the tail are tens of bytes, where
+     * {@code Unsafe.setMemory} is a call into the VM per range (a few percent of a 64-byte
+     * WRITE's cost on the simulated network): word stores instead.
+     */
+    private static void zero(long address, int n) {
+        if (!UNALIGNED || n > 128) {
+            io.netty.util.internal.PlatformDependent.setMemory(address, n, (byte) 0);
+            return;
+        }
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            io.netty.util.internal.PlatformDependent.putLong(address + i, 0L);
+        }
+        if (i + 4 <= n) {
+            io.netty.util.internal.PlatformDependent.putInt(address + i, 0);
+            i += 4;
+        }
+        for (; i < n; i++) {
+            io.netty.util.internal.PlatformDependent.putByte(address + i, (byte) 0);
+        }
     }
 
     /** Computes and writes the ICRC of the packet {@code p} for the flow {@code pseudo}. */
