@@ -74,6 +74,8 @@ public final class HcaAgent implements AutoCloseable {
     private int cyclesSinceEpoll;
     /** Cycles that do not wait ask epoll once in this many; the others read the receive sockets directly. */
     static final int EPOLL_EVERY = 8;
+    /** ... and at the latest in this many, however busy the receive sockets are. */
+    static final int EPOLL_AT_LATEST = 64;
     private long invokerWait = -1;
 
     private HcaAgent(Threading threading, Idle idle, boolean preferNative) {
@@ -207,7 +209,10 @@ public final class HcaAgent implements AutoCloseable {
         for (int i = 0; i < w.length; i++) {
             work += w[i].readDirect();
         }
-        if (++cyclesSinceEpoll >= EPOLL_EVERY) {
+        // Not right after a read that found packets, unless epoll has waited long: the cycle's
+        // packets are then on their way to the application without a system call in between.
+        int since = ++cyclesSinceEpoll;
+        if (since >= EPOLL_EVERY && (work == 0 || since >= EPOLL_AT_LATEST)) {
             cyclesSinceEpoll = 0;
             work += loop.runNow();
         } else {
