@@ -80,6 +80,14 @@ public final class UdpWire extends AbstractWire {
     /** Datagrams handed to the pipeline so far, and that count when the last read batch ended (agent thread). */
     private long datagramsRead;
     private long batchStart;
+    /** {@link #datagramsRead} at the end of the last invoker cycle. */
+    private long readAtCycleEnd;
+    /**
+     * An invoker's cycle holds its ACKs back only if it read at most this many packets: a
+     * ping-pong's (its answer follows at once and takes the ACK along), not a stream's, whose
+     * sender waits for the ACK to post more while the application here works through the batch.
+     */
+    static final int HOLD_ACKS_UP_TO = 4;
     /** The receive socket's read handler, for a duty cycle that reads it without asking epoll first. */
     private final io.netty.channel.IoHandle directRead;
 
@@ -469,7 +477,9 @@ public final class UdpWire extends AbstractWire {
         if (pendingCount == 0 || closed) {
             return;
         }
-        if (holdAcks && onlyAcks()) {
+        long readThisCycle = datagramsRead - readAtCycleEnd;
+        readAtCycleEnd = datagramsRead;
+        if (holdAcks && readThisCycle <= HOLD_ACKS_UP_TO && onlyAcks()) {
             held = pendingCount;
             return;
         }
@@ -482,6 +492,11 @@ public final class UdpWire extends AbstractWire {
         }
         held = 0;
         flushDirty();
+    }
+
+    /** Packets an invoker's last cycle held back for its next one (for tests). */
+    int heldPackets() {
+        return held;
     }
 
     /** Moves the first {@code n} pending packets behind the others, keeping each group's order. */

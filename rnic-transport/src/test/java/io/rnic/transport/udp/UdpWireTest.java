@@ -223,4 +223,56 @@ class UdpWireTest {
             invoker.close();
         }
     }
+
+    /**
+     * A spinning invoker holds a cycle's ACKs for its next cycle only after a ping-pong's read
+     * (the answer is about to follow and takes the ACK along); after a stream's batch the ACK
+     * leaves at once, since its sender waits for it while the application works through the batch.
+     */
+    @Test
+    void aSpinningInvokerHoldsAPingPongsAckButNotAStreamsAck() {
+        HcaAgent invoker = HcaAgent.invoker(HcaAgent.Idle.SPIN);
+        try (UdpWire w = UdpWire.bind("127.0.79.19").agent(invoker).gso(Gso.ON).open();
+             UdpWire a = UdpWire.bind("127.0.79.20").gso(Gso.ON).open()) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.gso() == Gso.ON, "this kernel or transport has no UDP GSO");
+            int[] got = {0};
+            java.util.concurrent.atomic.AtomicInteger acks = new java.util.concurrent.atomic.AtomicInteger();
+            a.receiver((p, s, d) -> acks.incrementAndGet());
+            w.receiver(new io.rnic.core.wire.WireReceiver() {
+                @Override
+                public void onPacket(ByteBuf p, InetSocketAddress s, InetSocketAddress d) {
+                    got[0]++;
+                }
+
+                @Override
+                public void onBatchEnd() {
+                    // The ACK a batch leaves owed: BTH opcode 0x11 (RC ACKNOWLEDGE).
+                    w.send(Unpooled.directBuffer().writeByte(0x11).writeZero(19), 4791, a.localAddress());
+                }
+            });
+            for (int train : new int[] {2, 16}) {
+                got[0] = 0;
+                acks.set(0);
+                a.eventLoop().submit(() -> {
+                    for (int i = 0; i < train; i++) {
+                        a.send(Unpooled.directBuffer().writeZero(80), 4791, w.localAddress());
+                    }
+                }).syncUninterruptibly();
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (got[0] < train && System.nanoTime() < deadline) {
+                    w.progress(-1); // a cycle: the train arrives whole, in one read
+                }
+                assertEquals(train, got[0]);
+                if (train == 2) {
+                    assertEquals(1, w.heldPackets(), "a ping-pong's ACK waits for the answer");
+                    w.progress(-1); // the next cycle sends it
+                } else {
+                    assertEquals(0, w.heldPackets(), "a stream's ACK is not held");
+                }
+                assertTrue(Await.until(() -> acks.get() == 1, 10_000_000_000L), acks + " ACKs");
+            }
+        } finally {
+            invoker.close();
+        }
+    }
 }
