@@ -76,6 +76,8 @@ public final class HcaAgent implements AutoCloseable {
     static final int EPOLL_EVERY = 8;
     /** ... and at the latest in this many, however busy the receive sockets are. */
     static final int EPOLL_AT_LATEST = 64;
+    /** The most wires an agent reads directly; with more, a read per wire per cycle costs more than epoll. */
+    static final int DIRECT_READ_WIRES = 2;
     private long invokerWait = -1;
 
     private HcaAgent(Threading threading, Idle idle, boolean preferNative) {
@@ -196,13 +198,15 @@ public final class HcaAgent implements AutoCloseable {
     /**
      * A cycle that does not wait: reads the wires' receive sockets directly, runs the loop's
      * tasks and due timers, and asks epoll (for every other socket and the wake-up event) only
-     * every {@link #EPOLL_EVERY}th cycle, so a busy or spinning agent makes one system call per
+     * after {@link #EPOLL_EVERY} such cycles and one that read nothing (after
+     * {@link #EPOLL_AT_LATEST} regardless), so a busy or spinning agent makes one system call per
      * read where epoll would make two. The source-port sockets, which receive nothing but
-     * errors, wait at most that many cycles.
+     * errors, wait those cycles. An agent with more than {@link #DIRECT_READ_WIRES} wires asks
+     * epoll every cycle: one system call finds the ready sockets among many.
      */
     private int runWithoutWaiting() {
         UdpWire[] w = wires;
-        if (!nativeTransport || w.length == 0) {
+        if (!nativeTransport || w.length == 0 || w.length > DIRECT_READ_WIRES) {
             return loop.runNow();
         }
         int work = 0;
