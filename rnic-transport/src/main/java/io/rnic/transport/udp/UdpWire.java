@@ -67,6 +67,8 @@ public final class UdpWire extends AbstractWire {
     private SendSocket[] pendingChannels = new SendSocket[256];
     private InetSocketAddress[] pendingDestinations = new InetSocketAddress[256];
     private int pendingCount;
+    /** Where each run of pending packets ends, indexed by its first packet (flush only). */
+    private int[] runEnds = new int[256];
     /** Leading pending packets an invoker's cycle held back (acknowledgements only). */
     private int held;
     private final Gso gso;
@@ -538,37 +540,34 @@ public final class UdpWire extends AbstractWire {
             return;
         }
         int n = pendingCount;
-        int i = 0;
-        while (i < n) {
+        if (runEnds.length < pendingPackets.length) {
+            runEnds = new int[pendingPackets.length];
+        }
+        // First the runs, and how many each socket has: a socket with one run sends it directly,
+        // one with several hands them all to Netty, whose one sendmmsg beats a sendto per run.
+        for (int i = 0; i < n; i = runEnds[i]) {
+            runEnds[i] = runEnd(i, n);
+            pendingChannels[i].runs++;
+        }
+        for (int i = 0; i < n; i = runEnds[i]) {
             SendSocket ch = pendingChannels[i];
             InetSocketAddress dst = pendingDestinations[i];
-            int size = pendingPackets[i].readableBytes();
-            int end = i + 1;
-            if (gsoAllowed(dst)) {
-                long bytes = size;
-                while (end < n && end - i < MAX_SEGMENTS && pendingChannels[end] == ch && dst.equals(pendingDestinations[end])) {
-                    int len = pendingPackets[end].readableBytes();
-                    if (len > size || bytes + len > MAX_GSO_BYTES) {
-                        break;
-                    }
-                    bytes += len;
-                    end++;
-                    if (len < size) {
-                        break; // a shorter segment can only be the last
-                    }
-                }
-            }
+            int end = runEnds[i];
+            boolean direct = ch.runs == 1;
             if (end - i > 1) {
+                int size = pendingPackets[i].readableBytes();
                 ByteBuf train = train(i, end);
                 counters.gsoSent(end - i);
-                if (!ch.sendDirectly(train, size, dst)) {
+                if (!direct || !ch.sendDirectly(train, size, dst)) {
                     netty(ch).write(new io.netty.channel.epoll.SegmentedDatagramPacket(train, size, dst, ch.local),
                             ch.channel.voidPromise());
                 }
-            } else if (!ch.sendDirectly(pendingPackets[i], 0, dst)) {
+            } else if (!direct || !ch.sendDirectly(pendingPackets[i], 0, dst)) {
                 netty(ch).write(new DatagramPacket(pendingPackets[i], dst, ch.local), ch.channel.voidPromise());
             }
-            i = end;
+        }
+        for (int i = 0; i < n; i = runEnds[i]) {
+            pendingChannels[i].runs = 0;
         }
         java.util.Arrays.fill(pendingPackets, 0, n, null);
         java.util.Arrays.fill(pendingChannels, 0, n, null);
@@ -580,6 +579,34 @@ public final class UdpWire extends AbstractWire {
             d.channel.flush();
         }
         dirty.clear();
+    }
+
+    /**
+     * The end of the run of pending packets that starts at {@code i}: one packet, or where
+     * {@link #gso} allows, packets of one size (the last may be shorter) from one socket to one
+     * destination, up to {@link #MAX_SEGMENTS} and {@link #MAX_GSO_BYTES}.
+     */
+    private int runEnd(int i, int n) {
+        SendSocket ch = pendingChannels[i];
+        InetSocketAddress dst = pendingDestinations[i];
+        int end = i + 1;
+        if (!gsoAllowed(dst)) {
+            return end;
+        }
+        int size = pendingPackets[i].readableBytes();
+        long bytes = size;
+        while (end < n && end - i < MAX_SEGMENTS && pendingChannels[end] == ch && dst.equals(pendingDestinations[end])) {
+            int len = pendingPackets[end].readableBytes();
+            if (len > size || bytes + len > MAX_GSO_BYTES) {
+                break;
+            }
+            bytes += len;
+            end++;
+            if (len < size) {
+                break; // a shorter segment can only be the last
+            }
+        }
+        return end;
     }
 
     /**
@@ -652,6 +679,8 @@ public final class UdpWire extends AbstractWire {
         private int segmentSize;
         /** True while the cycle's flush has written to this socket through Netty. */
         boolean inNettyFlush;
+        /** Runs of packets the flush under way has for this socket. */
+        int runs;
 
         SendSocket(Channel channel) {
             this.channel = channel;
