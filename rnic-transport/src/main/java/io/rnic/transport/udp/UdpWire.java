@@ -713,6 +713,11 @@ public final class UdpWire extends AbstractWire {
             } catch (java.io.IOException e) {
                 counters.sendError();
                 LOG.debug("send from {} to {} failed", local, dst, e);
+                if (segmentSize != 0) {
+                    // A segment size the path cannot carry (larger than its MTU allows) would fail
+                    // every later send of the socket, other flows' too: the next train sets it again.
+                    setSegmentSize(0);
+                }
             }
             payload.release();
             return true;
