@@ -242,6 +242,27 @@ public final class DemoPair implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Waits until {@code condition} holds (in virtual time on the simulated network; on UDP
+     * while the devices' agents run, or this thread drives them); false on timeout.
+     */
+    public boolean until(java.util.function.BooleanSupplier condition) {
+        if (sim != null) {
+            sim.scheduler().runUntil(condition, SIM_WAIT_NANOS);
+            return condition.getAsBoolean();
+        }
+        long deadline = System.nanoTime() + UDP_WAIT_NANOS;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            if (a.progress(-1) + b.progress(-1) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return true;
+    }
+
     /** Lets in-flight packets settle (virtual time only). */
     public void settle() {
         if (sim != null) {

@@ -178,12 +178,14 @@ public final class RdDemo extends DemoScenario {
         out.println(" an RNR NAK suspends one QP's message, not the context (o9-111, o9-107):");
         long suspended = p.a.counters().get(Counter.RD_MESSAGES_SUSPENDED);
         a1.postSend(swr.reset().wrId(id).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA, b1.qpn(), QKEY));
+        // a2's SEND is posted once a1's is suspended: posted together, the two QPs' order on the
+        // context is the scheduler's, and a1's could still be on its way when b1 gets its receive.
+        boolean wasSuspended = p.until(() -> p.a.counters().get(Counter.RD_MESSAGES_SUSPENDED) > suspended);
         b2.postRecv(rwr.reset().wrId(id + 1).sge(p.mrB.address(), 64, p.mrB.lkey()));
         a2.postSend(swr.reset().wrId(id + 2).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA, b2.qpn(), QKEY));
         completion(p.cqB, id + 1, WcOpcode.RECV, 64, "QP 0x" + Integer.toHexString(b2.qpn()) + " received meanwhile");
         completion(p.cqA, id + 2, WcOpcode.SEND, -1, "the other QP's SEND completed first");
-        check("the SEND to the QP without a receive was suspended",
-                p.a.counters().get(Counter.RD_MESSAGES_SUSPENDED) > suspended, p.a.counters().nonZero().toString());
+        check("the SEND to the QP without a receive was suspended", wasSuspended, p.a.counters().nonZero().toString());
         b1.postRecv(rwr.reset().wrId(id + 3).sge(p.mrB.address(), 64, p.mrB.lkey()));
         completion(p.cqB, id + 3, WcOpcode.RECV, 64, "posted a receive: the restarted SEND arrives");
         completion(p.cqA, id, WcOpcode.SEND, -1, "the suspended SEND completed");
