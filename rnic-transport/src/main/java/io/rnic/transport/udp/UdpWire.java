@@ -463,12 +463,6 @@ public final class UdpWire extends AbstractWire {
     }
 
     /**
-     * Writes what this duty cycle sent, in order, and flushes each socket once: a run of
-     * packets of one size (the last may be shorter) from one socket to one destination leaves
-     * as one GSO super-datagram where {@link #gso} allows it, every other packet as a datagram of
-     * its own (Netty writes a flush's datagrams with one {@code sendmmsg}).
-     */
-    /**
      * Called by an invoker agent at the edges of its duty cycle. With {@code holdAcks} a cycle's
      * output that is only acknowledgements waits for the next cycle, which starts with the
      * application's new requests: a ping-pong's ACK and answer then leave in one flush, and the
@@ -533,6 +527,13 @@ public final class UdpWire extends AbstractWire {
         return true;
     }
 
+    /**
+     * Writes what this duty cycle sent, in order: a run of packets of one size (the last may be
+     * shorter) from one socket to one destination leaves as one GSO super-datagram where
+     * {@link #gso} allows it, every other packet as a datagram of its own. A socket with one run
+     * sends it with one system call of its own ({@link SendSocket}); a socket with several hands
+     * them to Netty, which writes them with one {@code sendmmsg} when it flushes the socket.
+     */
     private void flushDirty() {
         flushScheduled = false;
         if (closed) {
