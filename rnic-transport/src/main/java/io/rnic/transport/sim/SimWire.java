@@ -12,6 +12,9 @@ public final class SimWire extends AbstractWire {
     private final SimNetwork network;
     private final InetSocketAddress local;
     private final Map<SimWire, LinkDirection> outgoing = new HashMap<>();
+    /** The last destination sent to and its link direction (the same object: an address's identity). */
+    private InetSocketAddress lastDestination;
+    private LinkDirection lastDirection;
     /** Source addresses by UDP port, created once per flow so sends do not allocate. */
     private final InetSocketAddress[] sources = new InetSocketAddress[65536];
     private boolean closed;
@@ -79,15 +82,25 @@ public final class SimWire extends AbstractWire {
 
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
-        SimWire peer = closed || (sourcePort & ~0xFFFF) != 0 ? null : network.wireAt(destination);
-        if (peer == null) {
-            counters.sendError();
-            packet.release();
-            return;
-        }
-        LinkDirection dir = outgoing.get(peer);
-        if (dir == null) {
-            dir = network.link(this, peer).from(this);
+        LinkDirection dir;
+        SimWire peer;
+        if (destination == lastDestination && !closed && !lastDirection.to().closed && (sourcePort & ~0xFFFF) == 0) {
+            // A QP sends to one peer, packet after packet: two map lookups per packet otherwise.
+            dir = lastDirection;
+            peer = dir.to();
+        } else {
+            peer = closed || (sourcePort & ~0xFFFF) != 0 ? null : network.wireAt(destination);
+            if (peer == null) {
+                counters.sendError();
+                packet.release();
+                return;
+            }
+            dir = outgoing.get(peer);
+            if (dir == null) {
+                dir = network.link(this, peer).from(this);
+            }
+            lastDestination = destination;
+            lastDirection = dir;
         }
         InetSocketAddress src = source(sourcePort);
         sending(packet, src, peer.local, network.scheduler().nanoTime());
@@ -96,6 +109,7 @@ public final class SimWire extends AbstractWire {
 
     void outgoing(SimWire peer, LinkDirection dir) {
         outgoing.put(peer, dir);
+        lastDestination = null; // a new or replaced link: look it up again
     }
 
     /** Hands an arriving packet to the receiver and releases it; false if this wire is closed. */
