@@ -246,19 +246,17 @@ public final class DemoPair implements AutoCloseable {
      * Waits until {@code condition} holds (in virtual time on the simulated network; on UDP
      * while the devices' agents run, or this thread drives them); false on timeout.
      */
-    public boolean until(java.util.function.BooleanSupplier condition) {
-        if (sim != null) {
-            sim.scheduler().runUntil(condition, SIM_WAIT_NANOS);
-            return condition.getAsBoolean();
+    public boolean until(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        if (sim != null || a.isCallerDriven()) {
+            return a.driveUntil(condition, sim != null ? SIM_WAIT_NANOS : UDP_WAIT_NANOS);
         }
+        // Devices with threads of their own move without help: only the waiting is left.
         long deadline = System.nanoTime() + UDP_WAIT_NANOS;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
-            if (a.progress(-1) + b.progress(-1) == 0) {
-                Thread.onSpinWait();
-            }
+            Thread.onSpinWait();
         }
         return true;
     }
