@@ -64,6 +64,17 @@ public final class RdmaDevice implements AutoCloseable {
             }
 
             @Override
+            public boolean takesIntactPackets() {
+                return true;
+            }
+
+            @Override
+            public void onIntactPacket(io.netty.buffer.ByteBuf packet, java.net.InetSocketAddress source,
+                                       java.net.InetSocketAddress destination) {
+                hca.onIntactPacketInBatch(packet, source, destination);
+            }
+
+            @Override
             public void onBatchEnd() {
                 hca.endBatch();
             }

@@ -57,17 +57,36 @@ public abstract class AbstractWire implements Wire {
      * does not release the buffer (the caller does, after this returns).
      */
     protected final void handOver(ByteBuf packet, InetSocketAddress source, InetSocketAddress local, long timestampNanos) {
+        handOver(packet, source, local, timestampNanos, false);
+    }
+
+    /**
+     * As {@link #handOver(ByteBuf, InetSocketAddress, InetSocketAddress, long)}; with {@code intact},
+     * the wire vouches for the packet's ICRC ({@link WireReceiver#onIntactPacket}).
+     */
+    protected final void handOver(ByteBuf packet, InetSocketAddress source, InetSocketAddress local, long timestampNanos,
+            boolean intact) {
         counters.received(packet.readableBytes());
         tap(WireTap.Direction.RECEIVED, timestampNanos, packet, source, local);
         WireReceiver r = receiver;
         if (r != null) {
             try {
-                r.onPacket(packet, source, local);
+                if (intact) {
+                    r.onIntactPacket(packet, source, local);
+                } else {
+                    r.onPacket(packet, source, local);
+                }
             } catch (RuntimeException e) {
                 counters.handlerError();
                 LOG.debug("receiver of {} threw on a packet from {}", local, source, e);
             }
         }
+    }
+
+    /** True if the receiver handles intact packets itself ({@link WireReceiver#takesIntactPackets}). */
+    protected final boolean receiverTakesIntactPackets() {
+        WireReceiver r = receiver;
+        return r != null && r.takesIntactPackets();
     }
 
     /** Tells the receiver that a batch of received packets ended. Never throws. */

@@ -263,6 +263,21 @@ public final class Hca {
     }
 
     /**
+     * Seals the packet {@code p} with the ICRC of the flow {@code pseudo} and sends it; to a sink
+     * that offloads the ICRC ({@link PacketSink#offloadsIcrc}), hands it over unsealed instead.
+     */
+    public void transmit(io.rnic.core.packet.RocePacket p, io.rnic.core.packet.PseudoHeader pseudo, int sourcePort,
+            InetSocketAddress destination) {
+        counters.inc(Counter.SENT_PKTS);
+        if (sink.offloadsIcrc()) {
+            sink.sendUnsealed(p.buffer(), sourcePort, destination);
+        } else {
+            encoder.seal(p, pseudo);
+            sink.send(p.buffer(), sourcePort, destination);
+        }
+    }
+
+    /**
      * A peer's SEND with Invalidate naming {@code rkey} in {@code pd}: whether the key was
      * invalidated. Remote invalidation applies to memory windows and fast-registered regions
      * only; an ordinary registered region is never revoked by a peer (rxe's
@@ -297,8 +312,20 @@ public final class Hca {
      * PSNs it acknowledges) waits until then.
      */
     public void onPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
+        onPacketInBatch(buf, source, destination, true);
+    }
+
+    /**
+     * As {@link #onPacketInBatch(ByteBuf, InetSocketAddress, InetSocketAddress)}, for a packet the
+     * wire vouches for (its ICRC offload delivered it untouched): its ICRC is not checked.
+     */
+    public void onIntactPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
+        onPacketInBatch(buf, source, destination, false);
+    }
+
+    private void onPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination, boolean verifyIcrc) {
         try {
-            receive(buf, source, destination);
+            receive(buf, source, destination, verifyIcrc);
         } catch (RuntimeException e) {
             counters.inc(Counter.RCVD_DROPPED);
             counters.inc(Counter.INTERNAL_ERRORS);
@@ -340,7 +367,7 @@ public final class Hca {
         atBatchEndCount = 0;
     }
 
-    private void receive(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
+    private void receive(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination, boolean verifyIcrc) {
         int off = buf.readerIndex();
         int len = buf.readableBytes();
         DecodeResult r = decoder.decode(buf, off, len, rx);
@@ -349,7 +376,8 @@ public final class Hca {
             LOG.debug("malformed packet from {}: {}", source, r);
             return;
         }
-        if (!icrcOk(buf, off, len, source, destination)) {
+        rxFlow(source, destination);
+        if (verifyIcrc && !icrcOk(buf, off, len)) {
             return;
         }
         counters.inc(Counter.RCVD_PKTS);
@@ -364,7 +392,8 @@ public final class Hca {
         qp.receive(rx, rxPseudo);
     }
 
-    private boolean icrcOk(ByteBuf buf, int off, int len, InetSocketAddress source, InetSocketAddress destination) {
+    /** Points the receive pseudo header, which the ICRC and the QPs' replies use, at the packet's flow. */
+    private void rxFlow(InetSocketAddress source, InetSocketAddress destination) {
         InetAddress s = source.getAddress();
         InetAddress d = destination.getAddress();
         if (!s.equals(rxSource) || !d.equals(rxDestination)) {
@@ -373,6 +402,9 @@ public final class Hca {
             rxDestination = d;
         }
         rxPseudo.ports(source.getPort(), destination.getPort());
+    }
+
+    private boolean icrcOk(ByteBuf buf, int off, int len) {
         if (icrc.verify(rxPseudo, buf, off, len)) {
             return true;
         }

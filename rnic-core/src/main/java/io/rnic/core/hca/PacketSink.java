@@ -32,4 +32,27 @@ public interface PacketSink {
 
     /** Sends one packet (BTH through ICRC) from {@code sourcePort}; takes ownership of the buffer. */
     void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
+
+    /**
+     * True if the sink offloads the ICRC, as a NIC offloads checksums and Linux's loopback skips
+     * them: it takes packets whose ICRC is not computed yet ({@link #sendUnsealed}), computes it
+     * wherever the packet's bytes are observed or may change on the way, and tells the receiver
+     * which of the packets it delivers nothing touched ({@code WireReceiver.onIntactPacket}), so
+     * that neither end spends a CRC on bytes that never left the process unobserved. A wire
+     * that offers it must produce the same bytes, wherever they are seen, as one that does not.
+     */
+    default boolean offloadsIcrc() {
+        return false;
+    }
+
+    /**
+     * Sends one packet whose ICRC field is not computed yet (zero), for the sink to seal where
+     * its bytes are observed; only on a sink that {@link #offloadsIcrc offloads the ICRC}.
+     *
+     * @throws UnsupportedOperationException if this sink does not offload the ICRC
+     */
+    default void sendUnsealed(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        packet.release();
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not offload the ICRC: seal packets and use send");
+    }
 }

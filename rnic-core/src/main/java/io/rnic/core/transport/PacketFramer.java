@@ -40,9 +40,8 @@ final class PacketFramer {
         return p;
     }
 
-    /** Seals (ICRC) and sends the packet from {@link #start} to {@code d}. */
+    /** Seals (ICRC, unless the wire offloads it) and sends the packet from {@link #start} to {@code d}. */
     void transmit(RocePacket p, Destination d) {
-        hca.encoder().seal(p, d.pseudo);
-        hca.transmit(p.buffer(), qp.addressing.sourcePort(), d.remote);
+        hca.transmit(p, d.pseudo, qp.addressing.sourcePort(), d.remote);
     }
 }

@@ -21,4 +21,24 @@ public interface WireReceiver {
      */
     default void onBatchEnd() {
     }
+
+    /**
+     * Handles a packet the wire vouches for: sent unsealed through the wire's ICRC offload
+     * ({@code PacketSink.sendUnsealed}) and untouched since, so its ICRC field may never have
+     * been computed. Everything else is as in {@link #onPacket}; a receiver that checks ICRCs
+     * skips the check here. Called only on a receiver that {@link #takesIntactPackets takes them};
+     * any other is handed the packet sealed, through this default, which is {@link #onPacket}.
+     */
+    default void onIntactPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
+        onPacket(packet, source, destination);
+    }
+
+    /**
+     * True if this receiver handles {@link #onIntactPacket} itself, where a packet's ICRC may
+     * never have been computed. False by default: a wire seals such a packet before handing it
+     * over, so a receiver that forwards packets elsewhere, or checks them, always sees real bytes.
+     */
+    default boolean takesIntactPackets() {
+        return false;
+    }
 }

@@ -102,7 +102,16 @@ public final class LinkDirection {
         return to;
     }
 
-    void transmit(ByteBuf packet, InetSocketAddress source) {
+    /** True if a fault model may inspect or change this direction's packets. */
+    boolean hasFaults() {
+        return !faults.isEmpty();
+    }
+
+    /**
+     * Sends a packet along this direction; {@code intact} if it was sent unsealed (ICRC offload),
+     * which only a direction without faults carries (the sender seals the others first).
+     */
+    void transmit(ByteBuf packet, InetSocketAddress source, boolean intact) {
         long now = scheduler.nanoTime();
         PacketFate fate = faults.isEmpty() ? null : faults.decide(packet);
         if (fate != null && fate.dropped()) {
@@ -124,7 +133,7 @@ public final class LinkDirection {
             arrival = now + latencyNanos;
         }
         if (fate == null) {
-            scheduler.scheduleArrival(arrival, this, packet, source);
+            scheduler.scheduleArrival(arrival, this, packet, source, intact);
             releaseHeld(arrival);
             return;
         }
@@ -133,13 +142,13 @@ public final class LinkDirection {
         if (fate.heldForNext() && held == null) {
             hold(packet, source);
         } else {
-            scheduler.scheduleArrival(arrival, this, packet, source);
+            scheduler.scheduleArrival(arrival, this, packet, source, false);
             releaseHeld(arrival);
         }
         for (int i = 0; i < copies; i++) {
             // Each delivery is released by the wire after its receiver returns, so each copy
             // holds a reference of its own, with its own reader and writer indices.
-            scheduler.scheduleArrival(arrival, this, packet.retainedDuplicate(), source);
+            scheduler.scheduleArrival(arrival, this, packet.retainedDuplicate(), source, false);
         }
     }
 
@@ -163,7 +172,7 @@ public final class LinkDirection {
         if (held != null) {
             ByteBuf p = held;
             held = null;
-            scheduler.scheduleArrival(arrival, this, p, heldSource);
+            scheduler.scheduleArrival(arrival, this, p, heldSource, false);
             heldSource = null;
         }
     }
@@ -183,8 +192,8 @@ public final class LinkDirection {
         }
     }
 
-    void arrive(ByteBuf packet, InetSocketAddress source) {
-        if (to.deliver(packet, source)) {
+    void arrive(ByteBuf packet, InetSocketAddress source, boolean intact) {
+        if (to.deliver(packet, source, intact)) {
             delivered++;
         } else {
             lostInFlight++;

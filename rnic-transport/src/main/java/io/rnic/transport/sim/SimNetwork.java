@@ -21,6 +21,7 @@ public final class SimNetwork implements AutoCloseable {
     private final Map<InetSocketAddress, SimWire> wires = new HashMap<>();
     private final Map<java.util.Set<SimWire>, Link> links = new HashMap<>();
     private LinkConfig defaults = LinkConfig.DEFAULT;
+    private boolean icrcOffload = true;
 
     /** A network whose faults are fixed by {@code seed}. */
     public SimNetwork(long seed) {
@@ -42,6 +43,23 @@ public final class SimNetwork implements AutoCloseable {
     }
 
     /** The configuration new links get. */
+    /**
+     * Turns the wires' ICRC offload on (the default) or off. With it on, an HCA hands its packets
+     * over unsealed and a packet's ICRC is computed only where its bytes are seen (a tap, a
+     * capture) or may change (a link with fault models), and the receiving HCA does not check
+     * the ICRC of a packet nothing touched: the way Linux's loopback skips checksums. The bytes
+     * anyone sees, and so a seed's captures, are the same either way.
+     */
+    public SimNetwork icrcOffload(boolean on) {
+        this.icrcOffload = on;
+        return this;
+    }
+
+    /** True if the wires offload the ICRC ({@link #icrcOffload(boolean)}). */
+    public boolean icrcOffload() {
+        return icrcOffload;
+    }
+
     public LinkConfig linkDefaults() {
         return defaults;
     }

@@ -26,6 +26,8 @@ public final class SimScheduler implements Scheduler {
         LinkDirection link;
         ByteBuf packet;
         InetSocketAddress source;
+        /** The packet was sent unsealed and nothing has touched it (ICRC offload). */
+        boolean intact;
         boolean cancelled;
         boolean pooled;
         Event nextFree;
@@ -93,7 +95,7 @@ public final class SimScheduler implements Scheduler {
     }
 
     /** Schedules the arrival of {@code packet} at {@code time}; pooled, allocation-free. */
-    void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source) {
+    void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source, boolean intact) {
         Event e = free;
         if (e != null) {
             free = e.nextFree;
@@ -105,6 +107,7 @@ public final class SimScheduler implements Scheduler {
         e.link = link;
         e.packet = packet;
         e.source = source;
+        e.intact = intact;
         push(e, Math.max(time, now));
     }
 
@@ -222,9 +225,10 @@ public final class SimScheduler implements Scheduler {
         e.link = null;
         e.packet = null;
         e.source = null;
+        boolean intact = e.intact;
         e.nextFree = free;
         free = e;
-        link.arrive(packet, source);
+        link.arrive(packet, source, intact);
     }
 
     private void push(Event e, long time) {

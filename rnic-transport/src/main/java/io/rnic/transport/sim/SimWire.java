@@ -1,5 +1,7 @@
 package io.rnic.transport.sim;
 
+import io.rnic.core.packet.Icrc;
+import io.rnic.core.packet.PseudoHeader;
 import io.netty.buffer.ByteBuf;
 import io.rnic.core.time.Scheduler;
 import io.rnic.transport.AbstractWire;
@@ -18,6 +20,9 @@ public final class SimWire extends AbstractWire {
     /** Source addresses by UDP port, created once per flow so sends do not allocate. */
     private final InetSocketAddress[] sources = new InetSocketAddress[65536];
     private boolean closed;
+    /** The ICRC offload's sealing, made on first use: the simulator's thread only. */
+    private Icrc icrc;
+    private PseudoHeader sealFlow;
 
     SimWire(SimNetwork network, InetSocketAddress local) {
         this.network = network;
@@ -82,6 +87,30 @@ public final class SimWire extends AbstractWire {
 
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        send(packet, sourcePort, destination, false);
+    }
+
+    /** Offloads the ICRC when the network does ({@link SimNetwork#icrcOffload()}). */
+    @Override
+    public boolean offloadsIcrc() {
+        return network.icrcOffload();
+    }
+
+    /**
+     * Sends a packet whose ICRC is not computed yet. It is sealed here if a tap will see it or a
+     * fault model may inspect or change it on its link; otherwise it travels unsealed and the
+     * receiving wire seals it only if a tap there will see it, and vouches for it to the receiver.
+     */
+    @Override
+    public void sendUnsealed(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        if (!network.icrcOffload()) {
+            packet.release();
+            throw new UnsupportedOperationException("the simulated network's ICRC offload is off: seal packets and use send");
+        }
+        send(packet, sourcePort, destination, true);
+    }
+
+    private void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, boolean unsealed) {
         LinkDirection dir;
         SimWire peer;
         if (destination == lastDestination && !closed && !lastDirection.to().closed && (sourcePort & ~0xFFFF) == 0) {
@@ -103,8 +132,12 @@ public final class SimWire extends AbstractWire {
             lastDirection = dir;
         }
         InetSocketAddress src = source(sourcePort);
+        if (unsealed && (tapped() || dir.hasFaults())) {
+            seal(packet, src, peer.local);
+            unsealed = false;
+        }
         sending(packet, src, peer.local, network.scheduler().nanoTime());
-        dir.transmit(packet, src);
+        dir.transmit(packet, src, unsealed);
     }
 
     void outgoing(SimWire peer, LinkDirection dir) {
@@ -112,13 +145,34 @@ public final class SimWire extends AbstractWire {
         lastDestination = null; // a new or replaced link: look it up again
     }
 
-    /** Hands an arriving packet to the receiver and releases it; false if this wire is closed. */
-    boolean deliver(ByteBuf packet, InetSocketAddress source) {
+    /**
+     * Writes the ICRC an HCA would have written into a packet sent unsealed: the flow's pseudo
+     * header is the one the sending HCA uses (its address and source port, the destination's
+     * address and port, the IPv4 defaults every HCA sends with).
+     */
+    private void seal(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
+        if (icrc == null) {
+            icrc = new Icrc();
+            sealFlow = new PseudoHeader();
+        }
+        sealFlow.addresses(source.getAddress(), destination.getAddress()).ports(source.getPort(), destination.getPort());
+        icrc.write(sealFlow, packet, packet.readerIndex(), packet.readableBytes());
+    }
+
+    /**
+     * Hands an arriving packet to the receiver and releases it; false if this wire is closed.
+     * An {@code intact} packet (sent unsealed, untouched since) is sealed first if a tap will see
+     * it or the receiver does not take intact packets, and is vouched for to the receiver.
+     */
+    boolean deliver(ByteBuf packet, InetSocketAddress source, boolean intact) {
         try {
             if (closed) {
                 return false;
             }
-            handOver(packet, source, local, network.scheduler().nanoTime());
+            if (intact && (tapped() || !receiverTakesIntactPackets())) {
+                seal(packet, source, local);
+            }
+            handOver(packet, source, local, network.scheduler().nanoTime(), intact);
             // One delivery is one batch: the simulated network's timing stays exactly as it was.
             batchEnd();
             return true;

@@ -332,4 +332,122 @@ class SimNetworkTest {
         assertEquals(0, held.refCnt(), "held by the link's hold-for-next fault");
         assertEquals(0, delayed.refCnt(), "delayed by the fault-injecting wire");
     }
+
+    /** The ICRC field (the last four bytes) of a packet, and an unsealed copy with it zeroed. */
+    private static int icrcField(ByteBuf p) {
+        return p.getIntLE(p.writerIndex() - 4);
+    }
+
+    private static ByteBuf unsealed(ByteBuf sealed) {
+        ByteBuf u = sealed.copy();
+        u.setIntLE(u.writerIndex() - 4, 0);
+        return u;
+    }
+
+    /** What a receiver was handed: the ICRC field it saw, and whether the wire vouched for it. */
+    private record Handed(int icrc, boolean intact) {
+    }
+
+    private static List<Handed> handedTo(SimWire w) {
+        List<Handed> got = new ArrayList<>();
+        w.receiver(new io.rnic.core.wire.WireReceiver() {
+            @Override
+            public void onPacket(ByteBuf p, java.net.InetSocketAddress s, java.net.InetSocketAddress d) {
+                got.add(new Handed(icrcField(p), false));
+            }
+
+            @Override
+            public void onIntactPacket(ByteBuf p, java.net.InetSocketAddress s, java.net.InetSocketAddress d) {
+                got.add(new Handed(icrcField(p), true));
+            }
+
+            @Override
+            public boolean takesIntactPackets() {
+                return true;
+            }
+        });
+        return got;
+    }
+
+    @Test
+    void icrcOffloadLeavesAnUntappedFaultFreePacketUnsealedAndVouchesForIt() {
+        SimNetwork net = new SimNetwork(1);
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        List<Handed> got = handedTo(b);
+        ByteBuf sealed = roce(a, b, 5, false, 16);
+        assertTrue(a.offloadsIcrc(), "the simulated network offloads the ICRC by default");
+        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
+        a.send(sealed.copy(), 4791, b.localAddress());
+        net.scheduler().runUntilIdle();
+        // No one saw the first packet's bytes: no CRC was spent on them. A packet sent sealed is
+        // never vouched for: its ICRC may be wrong on purpose (a test's crafted packet).
+        assertEquals(List.of(new Handed(0, true), new Handed(icrcField(sealed), false)), got);
+    }
+
+    @Test
+    void icrcOffloadSealsAPacketWhereATapSeesItWithTheBytesTheSenderWouldHaveWritten() {
+        SimNetwork net = new SimNetwork(1);
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        List<Handed> got = handedTo(b);
+        List<Integer> tapped = new ArrayList<>();
+        b.addTap((dir, ts, p, s, d) -> tapped.add(icrcField(p)));
+        ByteBuf sealed = roce(a, b, 5, false, 16);
+        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
+        net.scheduler().runUntilIdle();
+        assertEquals(List.of(icrcField(sealed)), tapped, "the receiving wire's tap sees the sealed packet");
+        assertEquals(List.of(new Handed(icrcField(sealed), true)), got, "and the receiver may still skip the check");
+
+        List<Integer> sentTap = new ArrayList<>();
+        a.addTap((dir, ts, p, s, d) -> sentTap.add(icrcField(p)));
+        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
+        net.scheduler().runUntilIdle();
+        assertEquals(List.of(icrcField(sealed)), sentTap, "the sending wire's tap sees it sealed too");
+    }
+
+    @Test
+    void icrcOffloadSealsEveryPacketOnALinkWithFaultsAndVouchesForNone() {
+        SimNetwork net = new SimNetwork(1);
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        List<Handed> got = handedTo(b);
+        // A fault model may read the packet, rewrite it and re-seal it, or damage it: it must see
+        // the real ICRC, and the receiver must check what arrives.
+        List<Integer> seenByFault = new ArrayList<>();
+        net.direction(a, b).fault(f -> seenByFault.add(icrcField(f.packet())));
+        ByteBuf sealed = roce(a, b, 5, false, 16);
+        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
+        net.scheduler().runUntilIdle();
+        assertEquals(List.of(icrcField(sealed)), seenByFault);
+        assertEquals(List.of(new Handed(icrcField(sealed), false)), got);
+    }
+
+    @Test
+    void icrcOffloadSealsAnIntactPacketForAReceiverThatDoesNotTakeThem() {
+        SimNetwork net = new SimNetwork(1);
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        // A receiver that forwards packets (a decorator's batching, a test's recorder) sees the
+        // bytes a sealing HCA would have sent.
+        List<Integer> got = new ArrayList<>();
+        b.receiver((p, s, d) -> got.add(icrcField(p)));
+        ByteBuf sealed = roce(a, b, 5, false, 16);
+        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
+        net.scheduler().runUntilIdle();
+        assertEquals(List.of(icrcField(sealed)), got);
+    }
+
+    @Test
+    void withIcrcOffloadOffSendUnsealedIsRefusedAndReleasesThePacket() {
+        SimNetwork net = new SimNetwork(1).icrcOffload(false);
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        assertFalse(a.offloadsIcrc());
+        ByteBuf p = unsealed(roce(a, b, 5, false, 16));
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> a.sendUnsealed(p, 4791, b.localAddress()));
+        assertTrue(e.getMessage().contains("offload is off"), e.getMessage());
+        assertEquals(0, p.refCnt());
+    }
 }
