@@ -110,6 +110,9 @@ public final class PerfRunner {
      * The client's loop over the sizes: a barrier, the measurement, the row, a barrier. With
      * {@code peer} set (the simulated network), the server is stepped on this thread too.
      */
+    /** Messages in one warm-up round of a -n run on the simulated network. */
+    private static final long WARM_UP_ROUND = 100_000;
+
     void runRounds(PerfSide side, Runnable sync, Round round, PerfSide peer) {
         runRounds(side, sync, round, peer, config.warmupSecs() > 0);
     }
@@ -139,6 +142,16 @@ public final class PerfRunner {
                 drive(side, side.new LatencyClient(size, config.warmupSecs()), peer,
                         peer == null ? null : peer.new LatencyServer(size, true), progress,
                         name + " warm-up");
+            } else if (peer != null && config.durationSecs() == 0) {
+                // On the simulated network a -n round is timed by its message count: the warm-up
+                // runs rounds of that kind, so the JIT compiles the branches the measured round
+                // takes. After a timed warm-up the measured round began with a deoptimization
+                // and ran part of its course in the JIT's first-tier code.
+                long until = System.nanoTime() + config.warmupSecs() * 1_000_000_000L;
+                do {
+                    PerfSide.BandwidthClient c = side.new BandwidthClient(size, 0, Math.min(config.iterations(), WARM_UP_ROUND));
+                    drive(side, c, peer, peer.new BandwidthServer(size), progress, name + " warm-up");
+                } while (System.nanoTime() - until < 0);
             } else {
                 PerfSide.BandwidthClient c = side.new BandwidthClient(size, config.warmupSecs());
                 drive(side, c, peer, peer == null ? null : peer.new BandwidthServer(size), progress, name + " warm-up");

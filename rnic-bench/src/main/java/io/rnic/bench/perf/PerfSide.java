@@ -363,8 +363,13 @@ final class PerfSide implements AutoCloseable {
 
         /** A client that runs for {@code seconds} (0: for {@code -n} messages). */
         BandwidthClient(int size, int seconds) {
+            this(size, seconds, config.iterations());
+        }
+
+        /** A client that runs for {@code seconds}, or (0) for {@code iterations} messages. */
+        BandwidthClient(int size, int seconds, long iterations) {
             this.size = size;
-            this.iterations = seconds > 0 ? Long.MAX_VALUE : config.iterations();
+            this.iterations = seconds > 0 ? Long.MAX_VALUE : iterations;
             this.start = System.nanoTime();
             this.deadline = seconds > 0 ? start + seconds * 1_000_000_000L : Long.MAX_VALUE;
             this.window = Math.max(config.txDepth(), config.cqMod()) * qps.size();
