@@ -173,8 +173,11 @@ class AtomicWriteFlushTest {
             assertEquals(WcOpcode.FLUSH, wc.opcode());
             assertEquals(1024, wc.byteLen());
             assertEquals(List.of("RC_RDMA_WRITE_ONLY", "RC_FLUSH"), sentA.stream().map(Wiretap.Seen::opcode).toList());
-            assertEquals(List.of("RC_ACKNOWLEDGE", "RC_RDMA_READ_RESPONSE_ONLY"),
-                    sentB.stream().map(Wiretap.Seen::opcode).toList(), "the WRITE's ACK, then the FLUSH's answer");
+            // The unsignaled WRITE, followed at once by the FLUSH, asks for no ACK: the FLUSH's
+            // answer acknowledges it too (an answer covers every earlier PSN, reference §5.3).
+            assertEquals(List.of(false, true), sentA.stream().map(Wiretap.Seen::ackReq).toList());
+            assertEquals(List.of("RC_RDMA_READ_RESPONSE_ONLY"),
+                    sentB.stream().map(Wiretap.Seen::opcode).toList(), "the FLUSH's answer, after the WRITE");
             assertEquals(1, f.b.counters().get(Counter.FLUSHES_EXECUTED));
         }
     }

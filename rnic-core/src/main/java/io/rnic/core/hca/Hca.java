@@ -263,17 +263,18 @@ public final class Hca {
     }
 
     /**
-     * Seals the packet {@code p} with the ICRC of the flow {@code pseudo} and sends it; to a sink
+     * Seals the packet at {@code packet[offset, offset + length)} (BTH through ICRC) with the ICRC
+     * of the flow {@code pseudo} and sends it; to a sink
      * that offloads the ICRC ({@link PacketSink#offloadsIcrc}), hands it over unsealed instead.
      */
-    public void transmit(io.rnic.core.packet.RocePacket p, io.rnic.core.packet.PseudoHeader pseudo, int sourcePort,
+    public void transmit(ByteBuf packet, int offset, int length, io.rnic.core.packet.PseudoHeader pseudo, int sourcePort,
             InetSocketAddress destination) {
         counters.inc(Counter.SENT_PKTS);
         if (sink.offloadsIcrc()) {
-            sink.sendUnsealed(p.buffer(), sourcePort, destination);
+            sink.sendUnsealed(packet, sourcePort, destination);
         } else {
-            encoder.seal(p, pseudo);
-            sink.send(p.buffer(), sourcePort, destination);
+            icrc.write(pseudo, packet, offset, length);
+            sink.send(packet, sourcePort, destination);
         }
     }
 

@@ -12,6 +12,8 @@ public final class BthFlyweight extends HeaderFlyweight {
     public static final int ECN_OFFSET = 4;
     public static final int DEST_QP_OFFSET = 5;
     public static final int ACK_REQ_OFFSET = 8;
+    /** The AckReq bit in byte {@link #ACK_REQ_OFFSET}. */
+    public static final int ACK_REQ_BIT = 0x80;
     public static final int PSN_OFFSET = 9;
 
     @Override

@@ -42,6 +42,11 @@ final class PacketFramer {
 
     /** Seals (ICRC, unless the wire offloads it) and sends the packet from {@link #start} to {@code d}. */
     void transmit(RocePacket p, Destination d) {
-        hca.transmit(p, d.pseudo, qp.addressing.sourcePort(), d.remote);
+        hca.transmit(p.buffer(), p.offset(), p.length(), d.pseudo, qp.addressing.sourcePort(), d.remote);
+    }
+
+    /** As {@link #transmit(RocePacket, Destination)}, for a packet laid out earlier at {@code buf[offset, offset + length)}. */
+    void transmit(ByteBuf buf, int offset, int length, Destination d) {
+        hca.transmit(buf, offset, length, d.pseudo, qp.addressing.sourcePort(), d.remote);
     }
 }

@@ -1,5 +1,6 @@
 package io.rnic.core.transport;
 
+import io.netty.buffer.ByteBuf;
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.packet.Opcode;
 import io.rnic.core.packet.OpcodeTable;
@@ -54,6 +55,13 @@ final class Requester implements SendDriver {
 
     /** AckReq is set on at least every this many packets of a long message, as rxe does. */
     static final int MAX_PACKETS_PER_ACK = 64;
+    /** The held-back last packet of a message ({@link #defer}), its place in its buffer, and its flow. */
+    private ByteBuf deferred;
+    private int deferredOffset;
+    private int deferredLength;
+    private Destination deferredTo;
+    /** True while {@link #run} sends: only a run knows where it ends. */
+    private boolean deferring;
 
     private final QpContext qp;
     private final ReliabilityContext rel;
@@ -132,7 +140,11 @@ final class Requester implements SendDriver {
         if (running) {
             return;
         }
+        if (windowTooNarrowToStart()) {
+            return; // an ACK will come for the run in flight, and run this again
+        }
         running = true;
+        deferring = true;
         try {
             State s = State.NEXT_WQE;
             SendWqe w = null;
@@ -162,6 +174,8 @@ final class Requester implements SendDriver {
             }
         } finally {
             running = false;
+            deferring = false;
+            sendDeferred(true); // the run's last packet: nothing follows it now, so it asks for an ACK
         }
     }
 
@@ -281,6 +295,62 @@ final class Requester implements SendDriver {
         return need == 0 || window.canReserve(need) || window.inFlight() == 0;
     }
 
+    /**
+     * Silly-window avoidance, as TCP's sender has it: with packets in flight, a run that the PSN
+     * window would cut to a sliver (under a quarter of it) waits for more ACKs, when the queue
+     * holds more than the window admits. Otherwise every ACK frees a few PSNs and starts a run of
+     * a few packets, each run ends asking for an ACK, and the two ends trade small batches, each
+     * with a system call and an ACK of its own, for good. The run in flight ended asking for an
+     * ACK, so one comes (or its timer fires) and runs this again. A resend never waits.
+     */
+    private boolean windowTooNarrowToStart() {
+        int inFlight = window.inFlight();
+        if (inFlight == 0 || !qp.policy.ack().acked()) {
+            return false;
+        }
+        int free = window.limit() - inFlight;
+        if (free >= Math.max(1, window.limit() / 4)) {
+            return false;
+        }
+        long start = Math.max(cursor, qp.sq.completed());
+        return start < qp.sq.posted() && !qp.sq.at(start).psnAssigned && qp.sq.posted() - start > free;
+    }
+
+    /** Sends a request packet; one held back for its AckReq bit ({@link #defer}) leaves first. */
+    private void transmit(RocePacket p, Destination d) {
+        sendDeferred(false);
+        qp.framer.transmit(p, d);
+    }
+
+    /**
+     * Holds back a packet that does not ask for an ACK until the run's next packet
+     * (then it leaves as it is) or the run's end (then it asks for one). Nothing happens between
+     * the two on the protocol thread, so the packet leaves in the same instant either way.
+     */
+    private void defer(RocePacket p, Destination d) {
+        sendDeferred(false);
+        deferred = p.buffer();
+        deferredOffset = p.offset();
+        deferredLength = p.length();
+        deferredTo = d;
+    }
+
+    /** Sends the packet held back by {@link #defer}, if any, asking for an ACK if {@code ackReq}. */
+    private void sendDeferred(boolean ackReq) {
+        ByteBuf b = deferred;
+        if (b == null) {
+            return;
+        }
+        deferred = null;
+        if (ackReq) {
+            int at = deferredOffset + io.rnic.core.packet.BthFlyweight.ACK_REQ_OFFSET;
+            b.setByte(at, b.getByte(at) | io.rnic.core.packet.BthFlyweight.ACK_REQ_BIT);
+            rel.packetsSinceAckReq = 0;
+        }
+        qp.framer.transmit(b, deferredOffset, deferredLength, deferredTo);
+        deferredTo = null;
+    }
+
     private State sendPacket(SendWqe w) {
         boolean fresh = !w.psnAssigned;
         if (fresh) {
@@ -357,8 +427,15 @@ final class Requester implements SendDriver {
         RocePacket p = qp.framer.start(op, len, d);
         int psn = Psn.add(w.firstPsn, index);
         rel.packetsSinceAckReq++;
+        boolean acked = qp.policy.ack().acked();
+        // AckReq where the application waits for the message (a signaled WQE), every 64th packet
+        // at least, on a resent packet, and on the last packet a run sends (sendDeferred): a run
+        // stops only where the requester then needs an ACK (its window or queue is empty of
+        // what it may send), even in the middle of a message. Any other packet is held until the
+        // next one says whether the run goes on.
         boolean ackReq = qp.policy.ack().alwaysAckReq()
-                || qp.policy.ack().acked() && (last || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
+                || acked && (last && (w.signaled() || !deferring) || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
+        boolean deferrable = acked && deferring;
         if (ackReq) {
             rel.packetsSinceAckReq = 0;
         }
@@ -390,7 +467,19 @@ final class Requester implements SendDriver {
                 return false;
             }
         }
-        qp.framer.transmit(p, d);
+        if (ackReq || !deferrable) {
+            transmit(p, d);
+            if (last && w.signaled() && qp.sq.posted() - cursor - 1 < window.limit() / 2) {
+                // The application waits for this completion, and the queue behind it is short:
+                // it will soon wait on it. The packet leaves now, not at the end of the cycle,
+                // so that its ACK's round trip overlaps the rest of the burst. (Behind a long
+                // queue the window, not the application, sets the pace, and a split train
+                // would only cost another system call on both ends.)
+                qp.hca.sink().flushNow();
+            }
+        } else {
+            defer(p, d);
+        }
         return true;
     }
 
@@ -430,7 +519,7 @@ final class Requester implements SendDriver {
             p.atomicEth().virtualAddress(w.remoteAddr).rkey(w.rkey)
                     .swapAdd(cas ? w.swap : w.compareAdd).compare(cas ? w.compareAdd : 0);
         }
-        qp.framer.transmit(p, d);
+        transmit(p, d);
         return true;
     }
 
@@ -448,7 +537,7 @@ final class Requester implements SendDriver {
         p.bth().psn(Psn.add(w.firstPsn, index)).ackReq(true);
         p.reth().virtualAddress(w.remoteAddr + offset).rkey(w.rkey).dmaLength((int) length);
         localBufferSreth(p, w, index);
-        qp.framer.transmit(p, d);
+        transmit(p, d);
         qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
         qp.completer.resentPacket();
     }
