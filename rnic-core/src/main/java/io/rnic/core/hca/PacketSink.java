@@ -34,6 +34,14 @@ public interface PacketSink {
     void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
 
     /**
+     * Asks the sink to send what it holds now rather than at the end of its cycle: the packet just
+     * sent is one the application waits on (the last of a signaled work request), and the sooner
+     * it leaves, the sooner its ACK comes back. A hint; by default nothing is held.
+     */
+    default void flushNow() {
+    }
+
+    /**
      * True if the sink offloads the ICRC, as a NIC offloads checksums and Linux's loopback skips
      * them: it takes packets whose ICRC is not computed yet ({@link #sendUnsealed}), computes it
      * wherever the packet's bytes are observed or may change on the way, and tells the receiver

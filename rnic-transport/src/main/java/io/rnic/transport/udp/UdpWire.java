@@ -416,6 +416,7 @@ public final class UdpWire extends AbstractWire {
     /** ... and at most this many bytes of UDP payload. */
     static final int MAX_GSO_BYTES = 65_000;
 
+
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
         if (closed) {
@@ -448,10 +449,27 @@ public final class UdpWire extends AbstractWire {
         pendingChannels[pendingCount] = ch;
         pendingDestinations[pendingCount] = destination;
         pendingCount++;
+        if (pendingCount >= MAX_SEGMENTS && held == 0) {
+            // A full train gains nothing by waiting for the end of the cycle, and the receiver can
+            // start on it while the rest of the burst is being built.
+            flushDirty();
+            return;
+        }
         if (!flushScheduled && !agent.isInvoker()) {
             // An invoker agent flushes at its cycle's edges instead (HcaAgent.doWork).
             flushScheduled = true;
             loop.execute(flushTask);
+        }
+    }
+
+    /**
+     * Sends what is pending now (an application waits on the last packet): its ACK's round trip
+     * then overlaps the rest of the burst. Not while an invoker holds ACKs for its next cycle.
+     */
+    @Override
+    public void flushNow() {
+        if (pendingCount > 0 && held == 0 && !closed && loop.inEventLoop()) {
+            flushDirty();
         }
     }
 

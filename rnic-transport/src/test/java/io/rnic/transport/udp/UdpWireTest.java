@@ -192,6 +192,42 @@ class UdpWireTest {
     }
 
     /**
+     * A full GSO train leaves at once, and so does what is pending when the protocol asks
+     * ({@code flushNow}: an application waits on the last packet); the rest waits for the end
+     * of the cycle.
+     */
+    @Test
+    void aFullTrainAndAFlushNowLeaveBeforeTheEndOfTheCycle() throws Exception {
+        try (UdpWire a = UdpWire.bind("127.0.79.19").gso(Gso.ON).open();
+             DatagramSocket raw = new DatagramSocket(new InetSocketAddress("127.0.79.20", 4791))) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.gso() == Gso.ON, "this kernel or transport has no UDP GSO");
+            InetSocketAddress to = (InetSocketAddress) raw.getLocalSocketAddress();
+            long[] trains = new long[4];
+            a.eventLoop().submit(() -> {
+                for (int i = 0; i < UdpWire.MAX_SEGMENTS - 1; i++) {
+                    a.send(Unpooled.directBuffer().writeZero(80), 4791, to);
+                }
+                trains[0] = a.counters().gsoSends();
+                a.send(Unpooled.directBuffer().writeZero(80), 4791, to);
+                trains[1] = a.counters().gsoSends();
+                a.send(Unpooled.directBuffer().writeZero(80), 4791, to);
+                a.send(Unpooled.directBuffer().writeZero(80), 4791, to);
+                trains[2] = a.counters().gsoSends();
+                a.flushNow();
+                trains[3] = a.counters().gsoSends();
+            }).syncUninterruptibly();
+            assertEquals(List.of(0L, 1L, 1L, 2L), java.util.Arrays.stream(trains).boxed().toList(),
+                    "the 64th packet sent the train; flushNow sent the next two");
+            raw.setSoTimeout(10_000);
+            DatagramPacket d = new DatagramPacket(new byte[2048], 2048);
+            for (int i = 0; i < UdpWire.MAX_SEGMENTS + 2; i++) {
+                raw.receive(d);
+                assertEquals(80, d.getLength());
+            }
+        }
+    }
+
+    /**
      * A spinning invoker reads its receive socket directly each cycle and asks epoll only now and
      * then; datagrams still arrive, and timers and tasks still run, with nothing but
      * non-waiting duty cycles.
