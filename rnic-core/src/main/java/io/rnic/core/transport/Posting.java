@@ -193,7 +193,12 @@ final class Posting {
 
     /** Hands the queues to the protocol thread, once per batch of posts. */
     void ring() {
-        if (doorbellRung.compareAndSet(false, true)) {
+        // A plain read first: within a batch of posts the doorbell is rung already, and a failed
+        // compare-and-set costs a locked instruction all the same. No wake-up is lost: the post
+        // (SendQueue's volatile posted) comes before this read, and onDoorbell clears the flag
+        // before it reads the queue, all volatile, so either this read sees the flag cleared and
+        // rings again, or the doorbell's run sees the post.
+        if (!doorbellRung.get() && doorbellRung.compareAndSet(false, true)) {
             qp.hca.scheduler().execute(doorbell);
         }
     }
