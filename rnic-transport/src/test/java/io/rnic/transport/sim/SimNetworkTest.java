@@ -333,6 +333,20 @@ class SimNetworkTest {
         assertEquals(0, delayed.refCnt(), "delayed by the fault-injecting wire");
     }
 
+    /** A network with two wires, for the ICRC offload's tests. */
+    private record Two(SimNetwork net, SimWire a, SimWire b) {
+        /** Sends a copy of {@code sealed} from a to b unsealed, and runs the network until idle. */
+        void sendUnsealed(ByteBuf sealed) {
+            a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
+            net.scheduler().runUntilIdle();
+        }
+    }
+
+    private static Two two() {
+        SimNetwork net = new SimNetwork(1);
+        return new Two(net, net.attach("10.0.0.1"), net.attach("10.0.0.2"));
+    }
+
     /** The ICRC field (the last four bytes) of a packet, and an unsealed copy with it zeroed. */
     private static int icrcField(ByteBuf p) {
         return p.getIntLE(p.writerIndex() - 4);
@@ -371,15 +385,15 @@ class SimNetworkTest {
 
     @Test
     void icrcOffloadLeavesAnUntappedFaultFreePacketUnsealedAndVouchesForIt() {
-        SimNetwork net = new SimNetwork(1);
-        SimWire a = net.attach("10.0.0.1");
-        SimWire b = net.attach("10.0.0.2");
+        Two t = two();
+        SimWire a = t.a();
+        SimWire b = t.b();
         List<Handed> got = handedTo(b);
         ByteBuf sealed = roce(a, b, 5, false, 16);
         assertTrue(a.offloadsIcrc(), "the simulated network offloads the ICRC by default");
         a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
         a.send(sealed.copy(), 4791, b.localAddress());
-        net.scheduler().runUntilIdle();
+        t.net().scheduler().runUntilIdle();
         // No one saw the first packet's bytes: no CRC was spent on them. A packet sent sealed is
         // never vouched for: its ICRC may be wrong on purpose (a test's crafted packet).
         assertEquals(List.of(new Handed(0, true), new Handed(icrcField(sealed), false)), got);
@@ -387,54 +401,50 @@ class SimNetworkTest {
 
     @Test
     void icrcOffloadSealsAPacketWhereATapSeesItWithTheBytesTheSenderWouldHaveWritten() {
-        SimNetwork net = new SimNetwork(1);
-        SimWire a = net.attach("10.0.0.1");
-        SimWire b = net.attach("10.0.0.2");
+        Two t = two();
+        SimWire a = t.a();
+        SimWire b = t.b();
         List<Handed> got = handedTo(b);
         List<Integer> tapped = new ArrayList<>();
         b.addTap((dir, ts, p, s, d) -> tapped.add(icrcField(p)));
         ByteBuf sealed = roce(a, b, 5, false, 16);
-        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
-        net.scheduler().runUntilIdle();
+        t.sendUnsealed(sealed);
         assertEquals(List.of(icrcField(sealed)), tapped, "the receiving wire's tap sees the sealed packet");
         assertEquals(List.of(new Handed(icrcField(sealed), true)), got, "and the receiver may still skip the check");
 
         List<Integer> sentTap = new ArrayList<>();
         a.addTap((dir, ts, p, s, d) -> sentTap.add(icrcField(p)));
-        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
-        net.scheduler().runUntilIdle();
+        t.sendUnsealed(sealed);
         assertEquals(List.of(icrcField(sealed)), sentTap, "the sending wire's tap sees it sealed too");
     }
 
     @Test
     void icrcOffloadSealsEveryPacketOnALinkWithFaultsAndVouchesForNone() {
-        SimNetwork net = new SimNetwork(1);
-        SimWire a = net.attach("10.0.0.1");
-        SimWire b = net.attach("10.0.0.2");
+        Two t = two();
+        SimWire a = t.a();
+        SimWire b = t.b();
         List<Handed> got = handedTo(b);
         // A fault model may read the packet, rewrite it and re-seal it, or damage it: it must see
         // the real ICRC, and the receiver must check what arrives.
         List<Integer> seenByFault = new ArrayList<>();
-        net.direction(a, b).fault(f -> seenByFault.add(icrcField(f.packet())));
+        t.net().direction(a, b).fault(f -> seenByFault.add(icrcField(f.packet())));
         ByteBuf sealed = roce(a, b, 5, false, 16);
-        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
-        net.scheduler().runUntilIdle();
+        t.sendUnsealed(sealed);
         assertEquals(List.of(icrcField(sealed)), seenByFault);
         assertEquals(List.of(new Handed(icrcField(sealed), false)), got);
     }
 
     @Test
     void icrcOffloadSealsAnIntactPacketForAReceiverThatDoesNotTakeThem() {
-        SimNetwork net = new SimNetwork(1);
-        SimWire a = net.attach("10.0.0.1");
-        SimWire b = net.attach("10.0.0.2");
+        Two t = two();
+        SimWire a = t.a();
+        SimWire b = t.b();
         // A receiver that forwards packets (a decorator's batching, a test's recorder) sees the
         // bytes a sealing HCA would have sent.
         List<Integer> got = new ArrayList<>();
         b.receiver((p, s, d) -> got.add(icrcField(p)));
         ByteBuf sealed = roce(a, b, 5, false, 16);
-        a.sendUnsealed(unsealed(sealed), 4791, b.localAddress());
-        net.scheduler().runUntilIdle();
+        t.sendUnsealed(sealed);
         assertEquals(List.of(icrcField(sealed)), got);
     }
 
