@@ -256,16 +256,10 @@ public final class Hca {
         return nextSrqn++;
     }
 
-    /** Sends a packet built by a QP. */
-    public void transmit(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
-        counters.inc(Counter.SENT_PKTS);
-        sink.send(packet, sourcePort, destination);
-    }
-
     /**
-     * Seals the packet at {@code packet[offset, offset + length)} (BTH through ICRC) with the ICRC
-     * of the flow {@code pseudo} and sends it; to a sink
-     * that offloads the ICRC ({@link PacketSink#offloadsIcrc}), hands it over unsealed instead.
+     * Seals the packet a QP built at {@code packet[offset, offset + length)} (BTH through ICRC)
+     * with the ICRC of the flow {@code pseudo} and sends it; to a sink that offloads the ICRC
+     * ({@link PacketSink#offloadsIcrc}), hands it over unsealed instead.
      */
     public void transmit(ByteBuf packet, int offset, int length, io.rnic.core.packet.PseudoHeader pseudo, int sourcePort,
             InetSocketAddress destination) {

@@ -42,7 +42,7 @@ final class PacketFramer {
 
     /** Seals (ICRC, unless the wire offloads it) and sends the packet from {@link #start} to {@code d}. */
     void transmit(RocePacket p, Destination d) {
-        hca.transmit(p.buffer(), p.offset(), p.length(), d.pseudo, qp.addressing.sourcePort(), d.remote);
+        transmit(p.buffer(), p.offset(), p.length(), d);
     }
 
     /** As {@link #transmit(RocePacket, Destination)}, for a packet laid out earlier at {@code buf[offset, offset + length)}. */
