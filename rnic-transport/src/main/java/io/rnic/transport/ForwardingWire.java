@@ -52,6 +52,12 @@ public abstract class ForwardingWire implements Wire {
         return inner.paceBitsPerSecond();
     }
 
+    /** Passed on: a hint costs the decorator nothing. (The ICRC offload is not: a decorator sees sealed packets.) */
+    @Override
+    public void flushNow() {
+        inner.flushNow();
+    }
+
     @Override
     public java.util.OptionalLong seed() {
         return inner.seed();
