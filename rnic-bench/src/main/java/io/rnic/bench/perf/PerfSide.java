@@ -55,7 +55,9 @@ final class PerfSide implements AutoCloseable {
     private final List<AddressHandle> handles = new ArrayList<>();
     /** The Q_Key UD sends carry: perftest's, or rdma_cm's once the connection manager readied the QPs. */
     private int udQkey = QKEY;
-    private final SendWorkRequest swr = new SendWorkRequest();
+    /** Each QP's work request for the current size, built once (perftest's ctx->wr), and that size. */
+    private SendWorkRequest[] prepared;
+    private int[] preparedSize;
     private final RecvWorkRequest rwr = new RecvWorkRequest();
     private final WorkCompletion[] wcs = new WorkCompletion[64];
     private io.rnic.transport.sim.SimNetwork simulator;
@@ -259,25 +261,40 @@ final class PerfSide implements AutoCloseable {
 
     /** Posts one send work request of the test's operation on QP {@code q}. */
     private void post(int q, long seq, int size, boolean signaled) {
+        // As perftest does: each QP's work request is built once per size, and a post sets only
+        // its wr_id and whether it is signaled.
+        if (prepared == null) {
+            prepared = new SendWorkRequest[qps.size()];
+            preparedSize = new int[qps.size()];
+        }
+        SendWorkRequest wr = prepared[q];
+        if (wr == null || preparedSize[q] != size) {
+            wr = prepared[q] = new SendWorkRequest();
+            preparedSize[q] = size;
+            build(wr, q, size);
+        }
+        qps.get(q).postSend(wr.wrId(((long) q << QP_SHIFT) | seq).signaled(signaled));
+    }
+
+    /** The work request of QP {@code q} for messages of {@code size} bytes, but its wr_id and signaling. */
+    private void build(SendWorkRequest wr, int q, int size) {
         ConnectionInfo peer = remote.get(q);
-        swr.reset().wrId(((long) q << QP_SHIFT) | seq).opcode(config.test().wrOpcode(config.atomic()))
-                .signaled(signaled).sge(mr.address() + sendArea(q), size, mr.lkey());
+        wr.reset().opcode(config.test().wrOpcode(config.atomic())).sge(mr.address() + sendArea(q), size, mr.lkey());
         switch (config.test().op()) {
-            case WRITE, READ -> swr.rdma(peer.address(), peer.rkey());
+            case WRITE, READ -> wr.rdma(peer.address(), peer.rkey());
             case ATOMIC -> {
                 if (config.atomic() == WrOpcode.ATOMIC_WRITE) {
-                    swr.atomicWrite(peer.address(), peer.rkey());
+                    wr.atomicWrite(peer.address(), peer.rkey());
                 } else {
-                    swr.atomic(peer.address(), peer.rkey(), config.atomic() == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0, 1);
+                    wr.atomic(peer.address(), peer.rkey(), config.atomic() == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0, 1);
                 }
             }
             case SEND -> {
                 if (config.type() == QpType.UD) {
-                    swr.ud(handles.get(q), peer.qpn(), udQkey);
+                    wr.ud(handles.get(q), peer.qpn(), udQkey);
                 }
             }
         }
-        qps.get(q).postSend(swr);
     }
 
     private int pollChecked() {
