@@ -450,8 +450,9 @@ public final class UdpWire extends AbstractWire {
         pendingDestinations[pendingCount] = destination;
         pendingCount++;
         if (pendingCount >= MAX_SEGMENTS && held == 0) {
-            // A full train gains nothing by waiting for the end of the cycle, and the receiver can
-            // start on it while the rest of the burst is being built.
+            // A full train's worth pending (one train when it goes to one peer, as a burst does)
+            // gains nothing by waiting for the end of the cycle, and the receiver can start on it
+            // while the rest of the burst is being built.
             flushDirty();
             return;
         }
