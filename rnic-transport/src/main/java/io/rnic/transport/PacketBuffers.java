@@ -3,6 +3,7 @@ package io.rnic.transport;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
 import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
 import io.netty.util.internal.PlatformDependent;
 
@@ -15,6 +16,11 @@ import io.netty.util.internal.PlatformDependent;
  * packet view; a packet here costs two uncontended monitor operations and allocates nothing once
  * the list holds the deepest burst. Larger requests (a GSO train) go to Netty's pooled allocator.
  *
+ * <p>Without {@code sun.misc.Unsafe} (Netty turns it off by default from Java 24 on, unless the JVM
+ * runs with {@code --sun-misc-unsafe-memory-access=allow}) the list holds buffers that reach their
+ * memory through a {@link java.nio.ByteBuffer} instead: slower to read and write, but still no
+ * allocation per packet, and no buffer taken from Netty's pooled allocator for every socket read.
+ *
  * <p>Thread-safe: packets are usually taken and given back on a wire's protocol thread, but a
  * packet a tap retained may be released anywhere.
  */
@@ -25,7 +31,8 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
     static final int MAX_FREE = 4096;
 
     private final int capacity;
-    private final PacketBuf[] free;
+    private final boolean unsafe;
+    private final ByteBuf[] free;
     private int freeCount;
 
     /** Outgoing packets: buffers of {@link #PACKET_CAPACITY} bytes, up to 4096 kept free. */
@@ -38,12 +45,21 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
      * reads use one of these with the size of one read).
      */
     public PacketBuffers(int capacity, int maxFree) {
+        this(capacity, maxFree, PlatformDependent.hasUnsafe());
+    }
+
+    /** As {@link #PacketBuffers(int, int)}; {@code unsafe} false takes the buffers that work without Unsafe. */
+    PacketBuffers(int capacity, int maxFree, boolean unsafe) {
         super(true);
         if (capacity < 1 || maxFree < 1) {
             throw new IllegalArgumentException("capacity " + capacity + " and maxFree " + maxFree + " must be positive");
         }
+        if (unsafe && !PlatformDependent.hasUnsafe()) {
+            throw new IllegalStateException("Unsafe buffers asked for where Netty has no Unsafe");
+        }
         this.capacity = capacity;
-        this.free = new PacketBuf[maxFree];
+        this.unsafe = unsafe;
+        this.free = new ByteBuf[maxFree];
     }
 
     /** The size of the buffers on the list. */
@@ -58,17 +74,20 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-        if (initialCapacity > capacity || maxCapacity < capacity || !PlatformDependent.hasUnsafe()) {
+        if (initialCapacity > capacity || maxCapacity < capacity) {
             return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
         }
-        PacketBuf b;
+        ByteBuf b;
         synchronized (free) {
             b = freeCount == 0 ? null : free[--freeCount];
             if (b != null) {
                 free[freeCount] = null;
             }
         }
-        return b != null ? b : new PacketBuf(this, maxCapacity);
+        if (b != null) {
+            return b;
+        }
+        return unsafe ? new PacketBuf(this, maxCapacity) : new ByteBufferPacketBuf(this, maxCapacity);
     }
 
     @Override
@@ -84,7 +103,7 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
     }
 
     /** Takes back a buffer whose last reference was released; false if the list is full. */
-    private boolean giveBack(PacketBuf b) {
+    private boolean giveBack(ByteBuf b) {
         synchronized (free) {
             if (freeCount == free.length) {
                 return false;
@@ -94,7 +113,7 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         }
     }
 
-    /** A packet buffer that goes back to its list instead of freeing its memory. */
+    /** A packet buffer, reached through Unsafe, that goes back to its list instead of freeing its memory. */
     private static final class PacketBuf extends UnpooledUnsafeDirectByteBuf {
         private final PacketBuffers owner;
 
@@ -111,6 +130,54 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
                 if (owner.giveBack(this)) {
                     return;
                 }
+                setRefCnt(0); // the list is full: freed for good, and released as Netty's own are
+            }
+            super.deallocate();
+        }
+    }
+
+    /** As {@link PacketBuf}, for a JVM where Netty has no Unsafe: its memory is reached through a ByteBuffer. */
+    private static final class ByteBufferPacketBuf extends UnpooledDirectByteBuf {
+        private final PacketBuffers owner;
+
+        /** The memory's native address once asked for, 0 before. */
+        private long address;
+
+        ByteBufferPacketBuf(PacketBuffers owner, int maxCapacity) {
+            super(owner, owner.capacity, maxCapacity);
+            this.owner = owner;
+        }
+
+        /**
+         * Without Unsafe, Netty finds a ByteBuffer's address through a new MemorySegment on every
+         * call, and the native transport asks on every socket read: once per buffer memory instead.
+         */
+        @Override
+        public long memoryAddress() {
+            ensureAccessible(); // as Netty's own: a released buffer has no address to give
+            long a = address;
+            if (a == 0) {
+                a = super.memoryAddress();
+                address = a;
+            }
+            return a;
+        }
+
+        @Override
+        public ByteBuf capacity(int newCapacity) {
+            address = 0; // a new capacity may mean new memory
+            return super.capacity(newCapacity);
+        }
+
+        @Override
+        protected void deallocate() {
+            if (capacity() == owner.capacity) {
+                resetRefCnt();
+                clear();
+                if (owner.giveBack(this)) {
+                    return;
+                }
+                setRefCnt(0); // the list is full: freed for good, and released as Netty's own are
             }
             super.deallocate();
         }
