@@ -135,6 +135,31 @@ class RcReliabilityTest {
         }
     }
 
+    /**
+     * The local ACK timer measures silence, not age: an ACK that acknowledges packets still in
+     * flight (forward progress) restarts it. Here nothing else could: all 128 packets of the
+     * WRITE leave at once and take 1.6 T to cross a 10 Mb/s link, and only the ACK asked for by
+     * the 64th (0.8 T) comes back before T.
+     */
+    @Test
+    void anAckThatShowsProgressRestartsTheLocalAckTimer() {
+        try (RcFixture f = fixture(112)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ab(f).bitsPerSecond(10_000_000).queueLimitBytes(0);
+            RcFixture.fill(f.bufA, 0, 128 * MTU, 9);
+            f.postA(write(f, 128 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            long t = 4096L << 14;
+            long lastSent = sentA.get(sentA.size() - 1).at();
+            assertEquals(128, sentA.size(), "no packet was sent again");
+            assertTrue(lastSent < t / 100, "every packet left at once, so none restarted the timer");
+            assertTrue(f.net.scheduler().nanoTime() > t, "the WRITE took longer than the timeout: "
+                    + f.net.scheduler().nanoTime() + " ns");
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 128 * MTU));
+        }
+    }
+
     @Test
     void retryCountSevenMeansSevenRetriesThenRetryExceeded() {
         try (RcFixture f = fixture(103)) {
