@@ -113,8 +113,33 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         }
     }
 
+    /**
+     * Called by a buffer whose last reference was released: true if the list took it back, ready
+     * for its next packet; false if it must free its memory (not the list's size, or the list full).
+     */
+    private <B extends ByteBuf & Recycled> boolean takeBack(B b) {
+        if (b.capacity() != capacity) {
+            return false;
+        }
+        b.reuse(); // before it is on the list, where another thread may take it
+        if (giveBack(b)) {
+            return true;
+        }
+        b.freeForGood();
+        return false;
+    }
+
+    /** What a buffer of the list does for {@link #takeBack}: Netty keeps the reference count's setters protected. */
+    private interface Recycled {
+        /** One reference again, indices cleared. */
+        void reuse();
+
+        /** Released as Netty's own buffers are once freed (a count of zero). */
+        void freeForGood();
+    }
+
     /** A packet buffer, reached through Unsafe, that goes back to its list instead of freeing its memory. */
-    private static final class PacketBuf extends UnpooledUnsafeDirectByteBuf {
+    private static final class PacketBuf extends UnpooledUnsafeDirectByteBuf implements Recycled {
         private final PacketBuffers owner;
 
         PacketBuf(PacketBuffers owner, int maxCapacity) {
@@ -124,20 +149,25 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
 
         @Override
         protected void deallocate() {
-            if (capacity() == owner.capacity) {
-                resetRefCnt();
-                clear();
-                if (owner.giveBack(this)) {
-                    return;
-                }
-                setRefCnt(0); // the list is full: freed for good, and released as Netty's own are
+            if (!owner.takeBack(this)) {
+                super.deallocate();
             }
-            super.deallocate();
+        }
+
+        @Override
+        public void reuse() {
+            resetRefCnt();
+            clear();
+        }
+
+        @Override
+        public void freeForGood() {
+            setRefCnt(0);
         }
     }
 
     /** As {@link PacketBuf}, for a JVM where Netty has no Unsafe: its memory is reached through a ByteBuffer. */
-    private static final class ByteBufferPacketBuf extends UnpooledDirectByteBuf {
+    private static final class ByteBufferPacketBuf extends UnpooledDirectByteBuf implements Recycled {
         private final PacketBuffers owner;
 
         /** The memory's native address once asked for, 0 before. */
@@ -171,15 +201,20 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
 
         @Override
         protected void deallocate() {
-            if (capacity() == owner.capacity) {
-                resetRefCnt();
-                clear();
-                if (owner.giveBack(this)) {
-                    return;
-                }
-                setRefCnt(0); // the list is full: freed for good, and released as Netty's own are
+            if (!owner.takeBack(this)) {
+                super.deallocate();
             }
-            super.deallocate();
+        }
+
+        @Override
+        public void reuse() {
+            resetRefCnt();
+            clear();
+        }
+
+        @Override
+        public void freeForGood() {
+            setRefCnt(0);
         }
     }
 }
