@@ -200,7 +200,37 @@ final class Responder {
         }
         placedPayload = placed;
 
-        State s = State.CHK_PSN;
+        // A request that passes walks the checks in this order: straight-line calls for that walk,
+        // where the loop below pays a dispatch per state. Each step is what the loop would run for
+        // the state; any other turn (an error, a duplicate, a READ) goes on in the loop.
+        State s = checkPsn(p);
+        if (s == State.CHK_OP_SEQ) {
+            s = checkOpSequence(p);
+        }
+        if (s == State.CHK_TARGET) {
+            s = checkTarget(p);
+        }
+        if (s == State.CHK_OP_VALID) {
+            s = checkOpValid(p);
+        }
+        if (s == State.CHK_RESOURCE) {
+            s = checkResource(p);
+        }
+        if (s == State.CHK_LENGTH) {
+            s = checkLength(p);
+        }
+        if (s == State.CHK_RKEY) {
+            s = checkRkey(p);
+        }
+        if (s == State.EXECUTE) {
+            s = execute(p);
+        }
+        if (s == State.COMPLETE) {
+            s = complete(p);
+        }
+        if (s == State.ACKNOWLEDGE) {
+            s = acknowledge(p);
+        }
         while (s != State.DONE) {
             s = switch (s) {
                 case CHK_PSN -> checkPsn(p);
