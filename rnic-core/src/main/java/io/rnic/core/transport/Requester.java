@@ -160,12 +160,12 @@ final class Requester implements SendDriver {
                     case CHECK_LOCAL -> s = checkLocal(w);
                     case LOCAL_OPERATION -> s = localOperation(w);
                     case SKIP_OVERSIZED -> s = skipOversized(w);
-                    case CHECK_FENCE -> s = (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0
-                            ? State.WAIT : State.CHECK_RD_ATOMIC;
-                    case CHECK_RD_ATOMIC -> s = w.kind.isReadOrAtomic() && !w.psnAssigned
-                            && rdAtomicOutstanding >= Math.max(1, qp.attrs.maxRdAtomic()) ? State.WAIT : State.CHECK_CREDITS;
-                    case CHECK_CREDITS -> s = hasCredit(w) ? State.CHECK_WINDOW : State.WAIT;
-                    case CHECK_WINDOW -> s = fitsWindow(w) ? State.SEND_PACKET : State.WAIT;
+                    // A state's case runs its check and, while they pass, the ones after it and the
+                    // send: a WQE that may go costs one dispatch, not five.
+                    case CHECK_FENCE -> s = fenceHolds(w) ? State.WAIT : fromRdAtomic(w);
+                    case CHECK_RD_ATOMIC -> s = fromRdAtomic(w);
+                    case CHECK_CREDITS -> s = fromCredits(w);
+                    case CHECK_WINDOW -> s = fromWindow(w);
                     case SEND_PACKET -> s = sendPacket(w);
                     case LOCAL_ERROR -> {
                         localErrorComplete(w);
@@ -185,6 +185,29 @@ final class Requester implements SendDriver {
                 qp.completer.packetSent();
             }
         }
+    }
+
+    /** CHECK_FENCE: a fenced WQE waits until the READs and atomics before it have completed. */
+    private boolean fenceHolds(SendWqe w) {
+        return (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0;
+    }
+
+    /** CHECK_RD_ATOMIC, then on: a new READ or atomic waits while max_rd_atomic are outstanding. */
+    private State fromRdAtomic(SendWqe w) {
+        if (w.kind.isReadOrAtomic() && !w.psnAssigned && rdAtomicOutstanding >= Math.max(1, qp.attrs.maxRdAtomic())) {
+            return State.WAIT;
+        }
+        return fromCredits(w);
+    }
+
+    /** CHECK_CREDITS, then on. */
+    private State fromCredits(SendWqe w) {
+        return hasCredit(w) ? fromWindow(w) : State.WAIT;
+    }
+
+    /** CHECK_WINDOW, then the packet. */
+    private State fromWindow(SendWqe w) {
+        return fitsWindow(w) ? sendPacket(w) : State.WAIT;
     }
 
     private SendWqe nextWqe() {
