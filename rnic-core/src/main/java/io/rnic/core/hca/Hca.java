@@ -391,7 +391,8 @@ public final class Hca {
     private void rxFlow(InetSocketAddress source, InetSocketAddress destination) {
         InetAddress s = source.getAddress();
         InetAddress d = destination.getAddress();
-        if (!s.equals(rxSource) || !d.equals(rxDestination)) {
+        // The same address objects come packet after packet: identity first, equals only on a change.
+        if ((s != rxSource && !s.equals(rxSource)) || (d != rxDestination && !d.equals(rxDestination))) {
             rxPseudo.addresses(s, d);
             rxSource = s;
             rxDestination = d;
