@@ -24,6 +24,9 @@ public final class LinkDirection {
     private long bitsPerSecond;
     private long queueLimitBytes;
     private long busyUntil;
+    /** The last packet size serialized and its time: a 64-bit division per packet otherwise. */
+    private int serializedSize = -1;
+    private long serializationNanos;
     private long delivered;
     private long queueDrops;
     private long lostInFlight;
@@ -57,6 +60,7 @@ public final class LinkDirection {
             throw new IllegalArgumentException("bandwidth " + bps + " b/s is negative");
         }
         this.bitsPerSecond = bps;
+        serializedSize = -1;
         return this;
     }
 
@@ -127,7 +131,11 @@ public final class LinkDirection {
                 packet.release();
                 return;
             }
-            busyUntil = start + (size * 8L * 1_000_000_000L) / bitsPerSecond;
+            if (size != serializedSize) {
+                serializationNanos = (size * 8L * 1_000_000_000L) / bitsPerSecond;
+                serializedSize = size;
+            }
+            busyUntil = start + serializationNanos;
             arrival = busyUntil + latencyNanos;
         } else {
             arrival = now + latencyNanos;
