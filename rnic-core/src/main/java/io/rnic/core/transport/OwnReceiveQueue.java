@@ -10,7 +10,10 @@ import io.rnic.verbs.RecvWorkRequest;
  * so a slot is free again only once every WQE taken before it has been retired too.
  */
 final class OwnReceiveQueue implements ReceiveQueue {
+    /** A power of two long, at least the capacity: a slot is its index masked ({@link SendQueue#ringSize}). */
     private final RecvWqe[] slots;
+    private final int capacity;
+    private final int mask;
     private final int maxSge;
     private final io.rnic.core.memory.ProtectionDomain pd;
     private volatile long posted;
@@ -25,7 +28,9 @@ final class OwnReceiveQueue implements ReceiveQueue {
     OwnReceiveQueue(int capacity, int maxSge, io.rnic.core.memory.ProtectionDomain pd,
                     java.util.function.BooleanSupplier inError, Runnable postedInError) {
         this.pd = pd;
-        slots = new RecvWqe[capacity]; // each made at its first post: an idle QP holds the array only
+        this.capacity = capacity;
+        slots = new RecvWqe[SendQueue.ringSize(capacity)]; // each made at its first post: an idle QP holds the array only
+        mask = slots.length - 1;
         this.maxSge = maxSge;
         this.inError = inError;
         this.postedInError = postedInError;
@@ -47,7 +52,7 @@ final class OwnReceiveQueue implements ReceiveQueue {
     }
 
     int capacity() {
-        return slots.length;
+        return capacity;
     }
 
     @Override
@@ -56,10 +61,10 @@ final class OwnReceiveQueue implements ReceiveQueue {
             throw new IllegalArgumentException(wr.numSge() + " SGEs exceed max_recv_sge " + maxSge);
         }
         synchronized (this) {
-            if (posted - completed >= slots.length) {
-                throw new IllegalStateException("receive queue is full (max_recv_wr " + slots.length + ")");
+            if (posted - completed >= capacity) {
+                throw new IllegalStateException("receive queue is full (max_recv_wr " + capacity + ")");
             }
-            int i = (int) (posted % slots.length);
+            int i = (int) posted & mask;
             RecvWqe w = slots[i];
             if (w == null) {
                 w = new RecvWqe(maxSge, i); // published with the entry by the volatile store of posted
@@ -85,17 +90,17 @@ final class OwnReceiveQueue implements ReceiveQueue {
         if (taken == posted) {
             return null;
         }
-        return slots[(int) (taken++ % slots.length)];
+        return slots[(int) (taken++) & mask];
     }
 
     @Override
     public RecvWqe peek(int k) {
-        return k >= 0 && k < posted - taken ? slots[(int) ((taken + k) % slots.length)] : null;
+        return k >= 0 && k < posted - taken ? slots[(int) (taken + k) & mask] : null;
     }
 
     @Override
     public void retire(RecvWqe w) {
-        int oldest = (int) (completed % slots.length);
+        int oldest = (int) completed & mask;
         if (w.slot != oldest) {
             if (retiredEarly == null) {
                 retiredEarly = new boolean[slots.length];
@@ -104,8 +109,8 @@ final class OwnReceiveQueue implements ReceiveQueue {
             return;
         }
         long c = completed + 1;
-        while (retiredEarly != null && c < taken && retiredEarly[(int) (c % slots.length)]) {
-            retiredEarly[(int) (c % slots.length)] = false;
+        while (retiredEarly != null && c < taken && retiredEarly[(int) c & mask]) {
+            retiredEarly[(int) c & mask] = false;
             c++;
         }
         completed = c;
@@ -130,7 +135,7 @@ final class OwnReceiveQueue implements ReceiveQueue {
     @Override
     public void flushPosted(QpContext qp) {
         while (completed < posted) {
-            int i = (int) (completed % slots.length);
+            int i = (int) completed & mask;
             if (retiredEarly != null && retiredEarly[i]) { // already completed, out of order
                 retiredEarly[i] = false;
                 completed = completed + 1;
@@ -146,7 +151,7 @@ final class OwnReceiveQueue implements ReceiveQueue {
     public void qpReset(RecvWqe held) {
         synchronized (this) {
             for (long i = completed; i < posted; i++) {
-                slots[(int) (i % slots.length)].sgl.release();
+                slots[(int) i & mask].sgl.release();
             }
             taken = posted;
             completed = posted;
