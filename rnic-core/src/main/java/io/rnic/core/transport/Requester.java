@@ -65,9 +65,9 @@ final class Requester implements SendDriver {
     /** A run sent a packet that restarts the local ACK timer. */
     private boolean sentInRun;
     /**
-     * A run that starts with fewer than this many packets in flight asks the wire to send its
-     * first this many at once, instead of holding them until the cycle ends or a full GSO train
-     * (64 packets) is pending. The responder then has less work queued than it takes here to
+     * A run of an acknowledged transport that starts with fewer than this many packets in flight
+     * asks the wire to send its first this many at once, instead of holding them until the cycle
+     * ends or a full GSO train (64 packets) is pending. The responder then has less work queued than it takes here to
      * build a train, and would sit idle while the rest of it is built: with perftest's depth
      * (128 outstanding, a completion every 100) that idling cost the 64-byte SEND rate a sixth.
      * Deeper in flight the responder is busy anyway, and an early train would only cost both
@@ -161,7 +161,9 @@ final class Requester implements SendDriver {
         running = true;
         deferring = true;
         packetsInRun = 0;
-        earlyTrainAt = window.inFlight() < EARLY_TRAIN ? EARLY_TRAIN : 0;
+        // Unacknowledged transports keep nothing in flight (a PSN leaves the window as it leaves
+        // the HCA): their requester never waits on the responder, so it has no idle one to feed.
+        earlyTrainAt = qp.policy.ack().acked() && window.inFlight() < EARLY_TRAIN ? EARLY_TRAIN : 0;
         try {
             State s = State.NEXT_WQE;
             SendWqe w = null;
