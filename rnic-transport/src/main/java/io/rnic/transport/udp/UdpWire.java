@@ -79,6 +79,10 @@ public final class UdpWire extends AbstractWire {
     private final long epochOffsetNanos;
     private volatile boolean closed;
     private boolean flushScheduled;
+    /** {@link #isLocalWire}'s last question and answer, and the version of the set it was asked of. */
+    private InetSocketAddress lastAsked;
+    private int lastAskedVersion;
+    private boolean lastAskedLocal;
     /** Datagrams handed to the pipeline so far, and that count when the last read batch ended (agent thread). */
     private long datagramsRead;
     private long batchStart;
@@ -133,6 +137,7 @@ public final class UdpWire extends AbstractWire {
         this.directRead = nativeTransport && main.unsafe() instanceof io.netty.channel.IoHandle h ? h : null;
         this.mainSocket = new SendSocket(main);
         LOCAL_WIRES.add(local);
+        LOCAL_WIRES_VERSION.incrementAndGet();
     }
 
     private void releaseAgent() {
@@ -411,6 +416,8 @@ public final class UdpWire extends AbstractWire {
 
     /** The addresses of the UDP wires open in this JVM: rnic receivers, for {@link Gso#AUTO}. */
     private static final java.util.Set<InetSocketAddress> LOCAL_WIRES = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Bumped after every change to {@link #LOCAL_WIRES}: a wire's remembered answer is then asked again. */
+    private static final java.util.concurrent.atomic.AtomicInteger LOCAL_WIRES_VERSION = new java.util.concurrent.atomic.AtomicInteger();
     /** A GSO super-datagram holds at most this many segments (the kernel's UDP_MAX_SEGMENTS). */
     static final int MAX_SEGMENTS = 64;
     /** ... and at most this many bytes of UDP payload. */
@@ -659,8 +666,23 @@ public final class UdpWire extends AbstractWire {
         return switch (gso) {
             case OFF -> false;
             case ON -> true;
-            case AUTO -> LOCAL_WIRES.contains(destination);
+            case AUTO -> isLocalWire(destination);
         };
+    }
+
+    /**
+     * Whether {@code destination} is a wire of this JVM, remembered for the last destination asked
+     * about: a burst asks about the same address object at every run, and the set's lookup hashes
+     * and compares addresses each time.
+     */
+    private boolean isLocalWire(InetSocketAddress destination) {
+        int version = LOCAL_WIRES_VERSION.get();
+        if (destination != lastAsked || version != lastAskedVersion) {
+            lastAskedLocal = LOCAL_WIRES.contains(destination);
+            lastAsked = destination;
+            lastAskedVersion = version;
+        }
+        return lastAskedLocal;
     }
 
     /** Packets {@code [from, to)} copied into one buffer, a GSO super-datagram's payload; the packets are released. */
@@ -785,6 +807,7 @@ public final class UdpWire extends AbstractWire {
         }
         closed = true;
         LOCAL_WIRES.remove(local);
+        LOCAL_WIRES_VERSION.incrementAndGet();
         List<Channel> all = new ArrayList<>();
         synchronized (poolPorts) { // after this, openFlow sees closed and closes what it bound itself
             for (int port : poolPorts) {
