@@ -18,12 +18,22 @@ public final class Icrc {
     private static final int LRH_PLACEHOLDER = 8;
     /** The longest IP header: IPv4 with 40 bytes of options. */
     private static final int MAX_IP_HEADER = 60;
+    /** CRC-32's polynomial, reflected. */
+    private static final int POLYNOMIAL = 0xEDB88320;
+    /** Four bytes stand for the pseudo-LRH, IP and UDP headers (see {@link #forcePrefix}). */
+    private static final int FORCED = 4;
     private final CRC32 crc = new CRC32();
+    /** The pseudo-LRH and the masked IP and UDP headers, while their CRC is taken. */
+    private final byte[] head = new byte[LRH_PLACEHOLDER + MAX_IP_HEADER + 8];
     /**
-     * Pseudo-LRH + IP header (up to 60 bytes with options) + UDP + BTH, then a direct buffer's
-     * rest of the packet copied behind them; grows to the largest packet seen.
+     * The bytes the CRC runs over: four that stand for the masked headers, the masked BTH, then
+     * a direct buffer's rest of the packet; grows to the largest packet seen.
      */
-    private byte[] head = new byte[LRH_PLACEHOLDER + MAX_IP_HEADER + 8 + BthFlyweight.LENGTH + 4096 + 64];
+    private byte[] body = new byte[FORCED + BthFlyweight.LENGTH + 4096 + 64];
+    /** The pseudo header, its version and the UDP payload length that {@link #body}'s first four bytes stand for. */
+    private PseudoHeader primedFor;
+    private long primedVersion;
+    private int primedLength = -1;
 
     public Icrc() {
         for (int i = 0; i < LRH_PLACEHOLDER; i++) {
@@ -36,8 +46,16 @@ public final class Icrc {
      * ICRC) as sent between the addresses of {@code pseudo}.
      */
     public int compute(PseudoHeader pseudo, ByteBuf buf, int bthOffset, int udpPayloadLength) {
-        int ipLen = pseudo.write(head, LRH_PLACEHOLDER, udpPayloadLength) - 8;
-        return finish(ipLen, pseudo.isIpv6(), buf, bthOffset, udpPayloadLength);
+        // A flow's packets of one size share their masked IP and UDP headers: their CRC is taken
+        // once, not for every packet (on a small packet the headers are half the bytes).
+        if (pseudo != primedFor || pseudo.version() != primedVersion || udpPayloadLength != primedLength) {
+            int ipLen = pseudo.write(head, LRH_PLACEHOLDER, udpPayloadLength) - 8;
+            forcePrefix(ipLen, pseudo.isIpv6());
+            primedFor = pseudo;
+            primedVersion = pseudo.version();
+            primedLength = udpPayloadLength;
+        }
+        return overBthAndRest(buf, bthOffset, udpPayloadLength);
     }
 
     /**
@@ -51,7 +69,9 @@ public final class Icrc {
         }
         frame.getBytes(ipOffset, head, LRH_PLACEHOLDER, ipHeaderLength + 8);
         boolean v6 = (head[LRH_PLACEHOLDER] & 0xF0) == 0x60;
-        return finish(ipHeaderLength, v6, frame, ipOffset + ipHeaderLength + 8, udpPayloadLength);
+        forcePrefix(ipHeaderLength, v6);
+        primedFor = null;
+        return overBthAndRest(frame, ipOffset + ipHeaderLength + 8, udpPayloadLength);
     }
 
     /** Writes the ICRC into the last four bytes of the packet. */
@@ -86,7 +106,13 @@ public final class Icrc {
         return HeaderFlyweight.UNSAFE && buf.hasMemoryAddress();
     }
 
-    private int finish(int ipLen, boolean ipv6, ByteBuf buf, int bthOffset, int udpPayloadLength) {
+    /**
+     * Masks the headers in {@link #head}, takes their CRC, and puts into {@link #body}'s first
+     * four bytes the ones that bring CRC-32's register from its initial value to that same state:
+     * a CRC over {@code body} then equals one over the headers and everything after them. Four
+     * bytes can reach any state, because 32 steps of the register are an invertible linear map.
+     */
+    private void forcePrefix(int ipLen, boolean ipv6) {
         int ip = LRH_PLACEHOLDER;
         if (ipv6) {
             head[ip] |= 0x0F;                     // traffic class, high nibble
@@ -103,23 +129,41 @@ public final class Icrc {
         int udp = ip + ipLen;
         head[udp + 6] = (byte) 0xFF;              // UDP checksum
         head[udp + 7] = (byte) 0xFF;
-        int bth = udp + 8;
-        copy(buf, bthOffset, head, bth, BthFlyweight.LENGTH);
-        head[bth + BthFlyweight.ECN_OFFSET] = (byte) 0xFF;
-
         crc.reset();
+        crc.update(head, 0, udp + 8);
+        int state = ~(int) crc.getValue();        // the register, before CRC-32's final inversion
+        // Run the register back 32 steps: each forward step shifts right and, when the bit shifted
+        // out was 1, adds the polynomial, whose top bit then marks it.
+        for (int i = 0; i < 32; i++) {
+            state = state < 0 ? ((state ^ POLYNOMIAL) << 1) | 1 : state << 1;
+        }
+        int forced = ~state;                      // what the four bytes XOR into the initial register
+        body[0] = (byte) forced;
+        body[1] = (byte) (forced >>> 8);
+        body[2] = (byte) (forced >>> 16);
+        body[3] = (byte) (forced >>> 24);
+    }
+
+    /** The CRC of {@link #body}'s four forced bytes, then the packet's masked BTH and the rest up to the ICRC. */
+    private int overBthAndRest(ByteBuf buf, int bthOffset, int udpPayloadLength) {
+        int bth = FORCED;
         int headLength = bth + BthFlyweight.LENGTH;
         int rest = udpPayloadLength - BthFlyweight.LENGTH - LENGTH;
+        crc.reset();
         if (rest > 0 && !buf.hasArray()) {
-            // The rest behind the masked headers in one array: one pass of the CRC, not two (on a
-            // small packet the CRC's per-call cost is as large as its per-byte cost).
-            if (head.length < headLength + rest) {
-                head = java.util.Arrays.copyOf(head, Math.max(headLength + rest, head.length * 2));
+            // The BTH and the rest behind the forced bytes in one array and one copy: one pass of
+            // the CRC, not two (on a small packet the CRC's per-call cost is as large as its
+            // per-byte cost).
+            if (body.length < headLength + rest) {
+                body = java.util.Arrays.copyOf(body, Math.max(headLength + rest, body.length * 2));
             }
-            copy(buf, bthOffset + BthFlyweight.LENGTH, head, headLength, rest);
-            crc.update(head, 0, headLength + rest);
+            copy(buf, bthOffset, body, bth, BthFlyweight.LENGTH + rest);
+            body[bth + BthFlyweight.ECN_OFFSET] = (byte) 0xFF;
+            crc.update(body, 0, headLength + rest);
         } else {
-            crc.update(head, 0, headLength);
+            copy(buf, bthOffset, body, bth, BthFlyweight.LENGTH);
+            body[bth + BthFlyweight.ECN_OFFSET] = (byte) 0xFF;
+            crc.update(body, 0, headLength);
             if (rest > 0) {
                 crc.update(buf.array(), buf.arrayOffset() + bthOffset + BthFlyweight.LENGTH, rest);
             }

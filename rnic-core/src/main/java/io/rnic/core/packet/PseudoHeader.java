@@ -25,6 +25,8 @@ public final class PseudoHeader {
     private int destinationPort = ROCE_PORT;
     private int ipv4Identification;
     private boolean dontFragment = true;
+    /** Changes with every change of a field, so that a user can tell the header is as it last saw it. */
+    private long version;
 
     /** Sets IPv4 or IPv6 addresses; both must be of the same family. */
     public PseudoHeader addresses(InetAddress src, InetAddress dst) {
@@ -35,9 +37,15 @@ public final class PseudoHeader {
         if (v6 != (dst instanceof Inet6Address)) {
             throw new IllegalArgumentException("source " + src + " and destination " + dst + " are not of the same IP family");
         }
-        this.ipv6 = v6;
-        System.arraycopy(src.getAddress(), 0, source, 0, v6 ? 16 : 4);
-        System.arraycopy(dst.getAddress(), 0, destination, 0, v6 ? 16 : 4);
+        byte[] s = src.getAddress();
+        byte[] d = dst.getAddress();
+        if (v6 != ipv6 || !java.util.Arrays.equals(s, 0, s.length, source, 0, s.length)
+                || !java.util.Arrays.equals(d, 0, d.length, destination, 0, d.length)) {
+            this.ipv6 = v6;
+            System.arraycopy(s, 0, source, 0, s.length);
+            System.arraycopy(d, 0, destination, 0, d.length);
+            version++;
+        }
         return this;
     }
 
@@ -46,6 +54,7 @@ public final class PseudoHeader {
         this.ipv6 = false;
         putInt(source, src);
         putInt(destination, dst);
+        version++;
         return this;
     }
 
@@ -53,21 +62,34 @@ public final class PseudoHeader {
         if ((src & ~0xFFFF) != 0 || (dst & ~0xFFFF) != 0) {
             throw new IllegalArgumentException("UDP ports must be 0..65535, got " + src + " and " + dst);
         }
-        this.sourcePort = src;
-        this.destinationPort = dst;
+        if (src != sourcePort || dst != destinationPort) {
+            this.sourcePort = src;
+            this.destinationPort = dst;
+            version++;
+        }
         return this;
     }
 
     /** The IPv4 identification the ICRC assumes (0 by convention). */
     public PseudoHeader ipv4Identification(int id) {
         this.ipv4Identification = id & 0xFFFF;
+        version++;
         return this;
     }
 
     /** Whether the assumed IPv4 header has DF set (true by convention). */
     public PseudoHeader dontFragment(boolean df) {
         this.dontFragment = df;
+        version++;
         return this;
+    }
+
+    /**
+     * A number that changes whenever a field does (it may also change when a setter writes the
+     * value a field already had): equal versions of one instance mean equal headers.
+     */
+    public long version() {
+        return version;
     }
 
     public boolean isIpv6() {
@@ -118,6 +140,7 @@ public final class PseudoHeader {
         this.destinationPort = other.destinationPort;
         this.ipv4Identification = other.ipv4Identification;
         this.dontFragment = other.dontFragment;
+        version++;
         return this;
     }
 

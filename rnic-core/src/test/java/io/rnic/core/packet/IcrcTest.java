@@ -99,4 +99,62 @@ class IcrcTest {
             direct.release();
         }
     }
+
+    /**
+     * One Icrc takes the CRC of a flow's masked IP and UDP headers once per flow and length: every
+     * change of a header field, of the length or of the pseudo header object must show in the
+     * result. Checked against CRC-32 over the whole masked byte sequence, built here from scratch.
+     */
+    @Test
+    void aReusedIcrcFollowsEveryChangeOfFlowAndLength() throws Exception {
+        java.util.Random random = new java.util.Random(11);
+        PseudoHeader a = new PseudoHeader();
+        PseudoHeader b = new PseudoHeader()
+                .addresses(InetAddress.getByName("fe80::1"), InetAddress.getByName("fe80::2")).ports(0xC05A, 4791);
+        InetAddress[] v4 = {InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.3"), InetAddress.getByName("10.0.0.9")};
+        a.addresses(v4[0], v4[1]).ports(0xC132, 4791);
+        ByteBuf direct = PooledByteBufAllocator.DEFAULT.directBuffer(4200);
+        try {
+            for (int i = 0; i < 2000; i++) {
+                switch (random.nextInt(6)) {
+                    case 0 -> a.ports(0xC000 + random.nextInt(4), 4791);
+                    case 1 -> a.addresses(v4[random.nextInt(3)], v4[random.nextInt(3)]);
+                    case 2 -> a.ipv4Identification(random.nextInt(3));
+                    case 3 -> a.dontFragment(random.nextBoolean());
+                    case 4 -> icrc.computeCaptured(Unpooled.wrappedBuffer(Hex.bytes(
+                            "45000034000040004011f75dc0a8010ac0a80114c0011297002000000430ffff0000001180000000"
+                                    + "68656c6c6f000000b2ce3798")), 0, 20, 24);
+                    default -> { }
+                }
+                PseudoHeader ph = random.nextInt(4) == 0 ? b : a;
+                int length = BthFlyweight.LENGTH + Icrc.LENGTH + 4 * random.nextInt(3) + (random.nextBoolean() ? 64 : 4096);
+                byte[] packet = new byte[length];
+                random.nextBytes(packet);
+                direct.clear().writeBytes(packet);
+                assertEquals(reference(ph, packet), icrc.compute(ph, direct, 0, length), "packet " + i);
+            }
+        } finally {
+            direct.release();
+        }
+    }
+
+    /** CRC-32 of eight 0xFF bytes, the masked IP and UDP headers, the masked BTH and the rest up to the ICRC. */
+    private static int reference(PseudoHeader ph, byte[] packet) {
+        byte[] headers = new byte[48];
+        int ipLength = ph.write(headers, 0, packet.length) - 8;
+        if (ph.isIpv6()) {
+            headers[0] |= 0x0F;
+            headers[1] = headers[2] = headers[3] = headers[7] = (byte) 0xFF;
+        } else {
+            headers[1] = headers[8] = headers[10] = headers[11] = (byte) 0xFF;
+        }
+        headers[ipLength + 6] = headers[ipLength + 7] = (byte) 0xFF;
+        byte[] bth = java.util.Arrays.copyOf(packet, packet.length - Icrc.LENGTH);
+        bth[4] = (byte) 0xFF;
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1});
+        crc.update(headers, 0, ipLength + 8);
+        crc.update(bth);
+        return (int) crc.getValue();
+    }
 }
