@@ -256,6 +256,32 @@ class LossRecoveryTest {
         }
     }
 
+    /**
+     * The quiet that asks a READ's missing pieces again is a retransmission timeout, and it backs
+     * off: a responder whose answers after the first come 3 ms late (a JVM stalled mid-READ on a
+     * real wire) draws a handful of re-reads, the wait doubling from the second on while none
+     * brings an answer, not one every hole timeout (about thirty). Any answer resets the wait.
+     */
+    @Test
+    void quietRereadsBackOffWhileNoAnswerComes() {
+        try (RcFixture f = fixture(14, LossRecovery.REORDER)) {
+            ba(f).fault(fate -> {
+                if (fate.psn() != PSN_A) {
+                    fate.delay(3_000_000);
+                }
+            });
+            RcFixture.fill(f.bufB, 0, 4 * MTU, 14);
+            f.postA(read(f, 1, 0, 4 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            assertTrue(RcFixture.same(f.bufB, 0, f.bufA, 0, 4 * MTU));
+            long rereads = f.a.counters().get(Counter.SELECTIVE_REREADS);
+            // After 100 µs of quiet, 100 more, then 200, 400 and 800: five asks before the first
+            // answer at 3 ms (the sixth would wait until 3.2 ms).
+            assertEquals(5, rereads, "re-reads while nothing came back");
+            assertEquals(0, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+        }
+    }
+
     @Test
     void ackBeyondAReadMissingAPieceIsAppliedOnceTheReadCompletes() {
         try (RcFixture f = fixture(12, LossRecovery.REORDER)) {
