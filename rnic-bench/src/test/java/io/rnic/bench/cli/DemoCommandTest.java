@@ -48,7 +48,11 @@ class DemoCommandTest {
                 "--pcap", reorder.toString());
         assertEquals(0, r.status(), r.out() + r.err());
         assertTrue(r.out().contains("42 checks passed, 0 failed"), r.out());
-        wireCheck(reorder, "1024");
+        // On a real wire a responder stalled for longer than the hole timeout (a cold JVM) draws a
+        // re-read of a READ's missing pieces, answered MIDDLE ... LAST from its own PSN as rxe
+        // answers a duplicate READ of a subset (conformance.md); wire-check's sequencing does not
+        // know that continuation, so it is accepted here, and only when the demo counted re-reads.
+        wireCheck(reorder, "1024", r.out().matches("(?s).*selective_rereads=[1-9].*"));
 
         Path sr = tmp.resolve("sr.pcap");
         r = CliRun.rnic("demo", "--ip-a", "127.0.86.2", "--ip-b", "127.0.86.3", "--loss-recovery", "sr",
@@ -144,19 +148,39 @@ class DemoCommandTest {
     }
 
     private static void wireCheck(Path pcap, String mtu) throws Exception {
+        wireCheck(pcap, mtu, false);
+    }
+
+    /** The error wire-check reports for a READ response stream that a duplicate READ restarted mid-way. */
+    private static final java.util.regex.Pattern READ_CONTINUATION = java.util.regex.Pattern.compile(
+            "\\s*error \\[sequence\\] RC_RDMA_READ_RESPONSE_(MIDDLE|LAST) without a preceding READ_RESPONSE_FIRST");
+
+    /**
+     * Judges a capture with wire-check --psn; with {@code readContinuations}, sequence errors that
+     * are all READ responses continuing from a re-read's PSN are accepted (every other error fails).
+     */
+    private static void wireCheck(Path pcap, String mtu, boolean readContinuations) throws Exception {
         Path wireCheck = Path.of("..", "..", "shared", "tools", "wire-check", "wire-check").toAbsolutePath().normalize();
         boolean available = Files.isExecutable(wireCheck) && Files.isExecutable(Path.of("/usr/bin/tshark"));
         if (!available) {
             System.err.println("SKIPPED wire-check of " + pcap.getFileName() + ": needs /usr/bin/tshark and " + wireCheck);
         }
         Assumptions.assumeTrue(available, "wire-check or tshark not installed");
-        Process p = new ProcessBuilder(wireCheck.toString(), "--psn", "--mtu", mtu, pcap.toString())
+        Process p = new ProcessBuilder(wireCheck.toString(), "--psn", "--mtu", mtu, "--max-report", "1000000", pcap.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "wire-check did not finish");
-        assertEquals(0, p.exitValue(), out);
         List<String> lines = out.lines().toList();
-        assertTrue(lines.get(lines.size() - 1).contains("0 bad ICRC"), out);
+        String summary = lines.get(lines.size() - 1);
+        assertTrue(summary.contains("0 bad ICRC"), out);
+        if (p.exitValue() != 0 && readContinuations) {
+            List<String> errors = lines.stream().filter(l -> l.trim().startsWith("error ")).toList();
+            assertTrue(!errors.isEmpty() && errors.stream().allMatch(l -> READ_CONTINUATION.matcher(l).matches()), out);
+            assertTrue(summary.contains(" 0 malformed, 0 bad ICRC, 0 expert errors, 0 tshark disagreements, "
+                    + errors.size() + " PSN/sequence errors"), out);
+            return;
+        }
+        assertEquals(0, p.exitValue(), out);
     }
 
     @Test
