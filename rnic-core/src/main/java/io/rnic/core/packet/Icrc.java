@@ -47,7 +47,7 @@ public final class Icrc {
      */
     public int compute(PseudoHeader pseudo, ByteBuf buf, int bthOffset, int udpPayloadLength) {
         // A flow's packets of one size share their masked IP and UDP headers: their CRC is taken
-        // once, not for every packet (on a small packet the headers are half the bytes).
+        // once, not for every packet (on a 64-byte packet they are a third of the bytes).
         if (pseudo != primedFor || pseudo.version() != primedVersion || udpPayloadLength != primedLength) {
             int ipLen = pseudo.write(head, LRH_PLACEHOLDER, udpPayloadLength) - 8;
             forcePrefix(ipLen, pseudo.isIpv6());
