@@ -44,9 +44,9 @@ final class SelectiveResponseWindow implements ResponseWindow {
     private long lastProgressAt;
     /**
      * Timeout re-reads (the quiet of a hole timeout) made since an answer last came. The second
-     * waits one hole timeout like the first (the first re-read may itself have been lost); from then on
-     * each doubles the wait, up to {@link #MAX_QUIET_BACKOFF} doublings, as a retransmission
-     * timeout backs off. A responder that is slow rather than lossy (a stalled JVM, a long queue)
+     * waits one hole timeout like the first (the first re-read may itself have been lost); from
+     * then on each doubles the wait, up to {@link #MAX_QUIET_BACKOFF} doublings, as a
+     * retransmission timeout backs off. A responder that is slow rather than lossy (a stalled JVM, a long queue)
      * then draws a few duplicates, not one request every hole timeout; on the simulated network's
      * random loss the recovery is unchanged ({@code rnic experiment loss} prints the same table).
      */
