@@ -177,7 +177,7 @@ public final class PerfCommand extends ParsedCommand {
         }
         int tx = args.intValue("--tx-depth", 1, 8192).orElse(test.latency() ? 1 : 128);
         int rx = args.intValue("--rx-depth", 1, 8192).orElse(512);
-        int cqMod = args.intValue("--cq-mod", 1, 1024).orElse(100);
+        int cqMod = cqMod(args, sizes, type, tx);
         int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
         int tcpPort = args.intValue("--port", 1, 65535).orElse(18515);
         long seed = args.has("--seed") ? ParsedArgs.parseInt("--seed", args.value("--seed"), 0, Integer.MAX_VALUE) : 1;
@@ -219,6 +219,19 @@ public final class PerfCommand extends ParsedCommand {
     }
 
     /** {@code -R}: perftest over rdma_cm, two processes. */
+    /**
+     * {@code -Q} as perftest settles it (perftest_parameters.c): a message larger than 8 KiB is
+     * signaled every time unless {@code -Q} was given (one size, not UD), and the moderation never
+     * exceeds {@code -t}: the send queue would fill before the first signaled request was posted.
+     */
+    static int cqMod(ParsedArgs args, List<Integer> sizes, QpType type, int txDepth) throws UsageException {
+        int cqMod = args.intValue("--cq-mod", 1, 1024).orElse(100);
+        if (!args.has("--cq-mod") && sizes.size() == 1 && sizes.get(0) > 8192 && type != QpType.UD) {
+            cqMod = 1;
+        }
+        return Math.min(cqMod, txDepth);
+    }
+
     private static boolean rdmaCm(ParsedArgs args, boolean loopback, QpType type, boolean channel)
             throws UsageException {
         if (!args.flag("--rdma_cm")) {

@@ -248,6 +248,29 @@ class PerfCommandTest {
         assertRow(r, LAT_HEADER, " 2       500 ");
     }
 
+    /** Before perftest's clamp, {@code -t 16} with the default {@code -Q 100} never posted a signaled request. */
+    @Test
+    void aSendQueueShallowerThanTheModerationStillCompletes() {
+        CliRun r = CliRun.rnic("perf", "write_bw", "--wire", "sim", "-t", "16", "-s", "64", "-n", "1000", "--warmup", "0");
+        assertRow(r, BW_HEADER, " 64         1000 ");
+    }
+
+    @Test
+    void completionModerationIsSettledAsPerftestSettlesIt() throws Exception {
+        assertEquals(100, cqMod("write_bw", "-s", "8192"), "the default, up to 8 KiB");
+        assertEquals(1, cqMod("write_bw", "-s", "8193"), "a larger message is signaled every time");
+        assertEquals(50, cqMod("write_bw", "-s", "65536", "-Q", "50"), "unless -Q was given");
+        assertEquals(100, cqMod("write_bw", "-a"), "-a keeps one moderation for every size");
+        assertEquals(16, cqMod("write_bw", "-s", "64", "-t", "16"), "never deeper than the send queue");
+        assertEquals(16, cqMod("write_bw", "-s", "64", "-t", "16", "-Q", "64"), "even when asked");
+        assertEquals(1, cqMod("write_bw"), "perftest's default write_bw size, 65536, is signaled every time");
+    }
+
+    private static int cqMod(String... args) throws UsageException {
+        PerfCommand perf = new PerfCommand();
+        return PerfCommand.config(perf.parser().parse(args)).cqMod();
+    }
+
     @Test
     void combinationsPerftestRefusesAreUsageErrors() {
         assertEquals(2, CliRun.rnic("perf", "write_bw", "--wire", "sim", "--credit-channel").status(),
