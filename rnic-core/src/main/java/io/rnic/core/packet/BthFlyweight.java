@@ -76,7 +76,7 @@ public final class BthFlyweight extends HeaderFlyweight {
     }
 
     public BthFlyweight pkey(int value) {
-        buffer.setShort(offset + PKEY_OFFSET, value);
+        u16(PKEY_OFFSET, value);
         return this;
     }
 

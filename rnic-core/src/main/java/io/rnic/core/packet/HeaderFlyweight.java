@@ -13,8 +13,13 @@ public abstract class HeaderFlyweight {
     static final boolean UNSAFE = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
     static final boolean LITTLE_ENDIAN_HOST = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
-    protected ByteBuf buffer;
-    protected int offset;
+    /**
+     * The buffer, kept only when the header is reached through it ({@link #address} 0): with a
+     * native address it is not needed, and storing each packet's new buffer into this long-lived
+     * view would cost G1's write barrier, a fence, on every packet.
+     */
+    private ByteBuf buffer;
+    private int offset;
     /**
      * Native address of the header when the buffer is off-heap, else 0. Getters read through it
      * directly: the decoder has already checked that the header lies inside the packet, and
@@ -30,7 +35,7 @@ public abstract class HeaderFlyweight {
 
     /** As {@link #wrap(ByteBuf, int)} with the native address already known (0 for none). */
     final HeaderFlyweight wrap(ByteBuf buffer, int offset, long address) {
-        if (this.buffer != buffer) { // an unchanged reference needs no GC write barrier
+        if (address == 0 && this.buffer != buffer) { // an unchanged reference needs no GC write barrier
             this.buffer = buffer;
         }
         this.offset = offset;
@@ -49,12 +54,7 @@ public abstract class HeaderFlyweight {
         return LITTLE_ENDIAN_HOST ? Integer.reverseBytes(v) : v;
     }
 
-    /** The buffer this flyweight currently views. */
-    public ByteBuf buffer() {
-        return buffer;
-    }
-
-    /** Offset of the header within {@link #buffer()}. */
+    /** Offset of the header within the buffer it was last wrapped on. */
     public int offset() {
         return offset;
     }
@@ -101,6 +101,16 @@ public abstract class HeaderFlyweight {
 
     // Setters write through the native address too: the encoder made room for the whole packet
     // (ensureWritable) before it pointed the flyweights at it, and a header never leaves it.
+
+    protected final void u16(int at, int value) {
+        long a = address;
+        if (a != 0) {
+            PlatformDependent.putByte(a + at, (byte) (value >>> 8));
+            PlatformDependent.putByte(a + at + 1, (byte) value);
+        } else {
+            buffer.setShort(offset + at, value);
+        }
+    }
 
     protected final void u8(int at, int value) {
         long a = address;

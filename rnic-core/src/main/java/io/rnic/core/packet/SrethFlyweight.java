@@ -108,8 +108,8 @@ public final class SrethFlyweight extends HeaderFlyweight {
 
     /** On an ACKNOWLEDGE: lists PSN + {@code i} as missing. */
     public SrethFlyweight markMissing(int i) {
-        int at = offset + (i >>> 3);
-        buffer.setByte(at, buffer.getByte(at) | (1 << (i & 7)));
+        int at = i >>> 3;
+        u8(at, u8(at) | (1 << (i & 7)));
         return this;
     }
 }
