@@ -61,6 +61,8 @@ public final class SimScheduler implements Scheduler {
     private final int[] laneCount = new int[LANES];
     /** Events waiting, in both structures. */
     private int size;
+    /** Whether the last {@link #pop} took a lane's head (else the heap's top). */
+    private boolean poppedFromLane;
     private Event free;
     private long executed;
     private long errors;
@@ -94,8 +96,45 @@ public final class SimScheduler implements Scheduler {
         return true;
     }
 
-    /** Schedules the arrival of {@code packet} at {@code time}; pooled, allocation-free. */
+    /**
+     * Schedules the arrival of {@code packet} at {@code time}; pooled, allocation-free. On a lane
+     * the event is the one its ring slot kept from the last time round, filled again in place:
+     * every store of an event into the ring or the free list, and of an unchanged link or
+     * source into the event, would cost G1's write barrier (a fence) on each packet.
+     */
     void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source, boolean intact) {
+        long t = Math.max(time, now);
+        int l = laneAccepting(t);
+        Event e;
+        if (l >= 0) {
+            Event[] lane = laneWithRoom(l);
+            int slot = (laneHead[l] + laneCount[l]) & (lane.length - 1);
+            e = lane[slot];
+            if (e == null || !e.pooled) {
+                e = takeFree();
+                lane[slot] = e;
+            }
+            laneCount[l]++;
+        } else {
+            e = takeFree();
+        }
+        if (e.link != link) {
+            e.link = link;
+        }
+        if (e.source != source) {
+            e.source = source;
+        }
+        e.packet = packet;
+        e.intact = intact;
+        e.time = t;
+        e.seq = seq++;
+        size++;
+        if (l < 0) {
+            pushHeap(e);
+        }
+    }
+
+    private Event takeFree() {
         Event e = free;
         if (e != null) {
             free = e.nextFree;
@@ -104,11 +143,7 @@ public final class SimScheduler implements Scheduler {
             e = new Event();
             e.pooled = true;
         }
-        e.link = link;
-        e.packet = packet;
-        e.source = source;
-        e.intact = intact;
-        push(e, Math.max(time, now));
+        return e;
     }
 
     /** Number of events waiting. */
@@ -170,11 +205,10 @@ public final class SimScheduler implements Scheduler {
             if (e.pooled) {
                 LinkDirection link = e.link;
                 io.netty.buffer.ByteBuf packet = e.packet;
-                e.link = null;
                 e.packet = null;
-                e.source = null;
-                e.nextFree = free;
-                free = e;
+                if (!poppedFromLane) {
+                    recycle(e);
+                }
                 link.discard(packet);
             }
         }
@@ -217,18 +251,27 @@ public final class SimScheduler implements Scheduler {
         return true;
     }
 
-    /** Recycles a pooled arrival event, then delivers its packet. */
+    /**
+     * Delivers an arrival event's packet. An event from the heap goes back to the free list; one
+     * from a lane stays in its ring slot ({@link #scheduleArrival}), its link and source kept.
+     */
     private void arrive(Event e) {
         LinkDirection link = e.link;
         ByteBuf packet = e.packet;
         InetSocketAddress source = e.source;
-        e.link = null;
-        e.packet = null;
-        e.source = null;
         boolean intact = e.intact;
+        e.packet = null;
+        if (!poppedFromLane) {
+            recycle(e);
+        }
+        link.arrive(packet, source, intact);
+    }
+
+    private void recycle(Event e) {
+        e.link = null;
+        e.source = null;
         e.nextFree = free;
         free = e;
-        link.arrive(packet, source, intact);
     }
 
     private void push(Event e, long time) {
@@ -236,23 +279,47 @@ public final class SimScheduler implements Scheduler {
         e.seq = seq++;
         e.cancelled = false;
         size++;
+        int l = laneAccepting(time);
+        if (l < 0) {
+            pushHeap(e);
+            return;
+        }
+        Event[] lane = laneWithRoom(l);
+        lane[(laneHead[l] + laneCount[l]) & (lane.length - 1)] = e;
+        laneCount[l]++;
+    }
+
+    /** The first lane whose last event is not later than {@code time}, or -1 (the heap takes it). */
+    private int laneAccepting(long time) {
         for (int l = 0; l < LANES; l++) {
-            Event[] lane = lanes[l];
             int count = laneCount[l];
-            if (count == 0 || lane[(laneHead[l] + count - 1) & (lane.length - 1)].time <= time) {
-                if (count == lane.length) {
-                    Event[] grown = new Event[lane.length * 2];
-                    for (int k = 0; k < count; k++) {
-                        grown[k] = lane[(laneHead[l] + k) & (lane.length - 1)];
-                    }
-                    lanes[l] = lane = grown;
-                    laneHead[l] = 0;
-                }
-                lane[(laneHead[l] + count) & (lane.length - 1)] = e;
-                laneCount[l] = count + 1;
-                return;
+            if (count == 0) {
+                return l;
+            }
+            Event[] lane = lanes[l];
+            if (lane[(laneHead[l] + count - 1) & (lane.length - 1)].time <= time) {
+                return l;
             }
         }
+        return -1;
+    }
+
+    /** Lane {@code l}'s ring, doubled first if it is full (the events a full ring kept are dropped). */
+    private Event[] laneWithRoom(int l) {
+        Event[] lane = lanes[l];
+        int count = laneCount[l];
+        if (count == lane.length) {
+            Event[] grown = new Event[lane.length * 2];
+            for (int k = 0; k < count; k++) {
+                grown[k] = lane[(laneHead[l] + k) & (lane.length - 1)];
+            }
+            lanes[l] = lane = grown;
+            laneHead[l] = 0;
+        }
+        return lane;
+    }
+
+    private void pushHeap(Event e) {
         if (heapSize == heap.length) {
             heap = java.util.Arrays.copyOf(heap, heapSize * 2);
         }
@@ -291,15 +358,20 @@ public final class SimScheduler implements Scheduler {
         return l < 0 ? heap[0] : lanes[l][laneHead[l]];
     }
 
+    /** Takes the next event (size > 0) and says where from in {@link #poppedFromLane}. */
     private Event pop() {
         size--;
         int l = nextLane();
         if (l < 0) {
+            poppedFromLane = false;
             return popHeap();
         }
+        poppedFromLane = true;
         Event[] lane = lanes[l];
         Event e = lane[laneHead[l]];
-        lane[laneHead[l]] = null;
+        if (!e.pooled) {
+            lane[laneHead[l]] = null; // a timer is not kept; an arrival's event stays for the slot's next
+        }
         laneHead[l] = (laneHead[l] + 1) & (lane.length - 1);
         laneCount[l]--;
         return e;
