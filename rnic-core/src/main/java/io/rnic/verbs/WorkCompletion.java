@@ -141,8 +141,8 @@ public final class WorkCompletion {
      */
     public WorkCompletion set(WorkCompletion o) {
         wrId = o.wrId;
-        status = o.status;
-        opcode = o.opcode;
+        storeStatus(o.status);
+        storeOpcode(o.opcode);
         vendorErr = o.vendorErr;
         byteLen = o.byteLen;
         immData = o.immData;
@@ -165,8 +165,8 @@ public final class WorkCompletion {
      */
     public WorkCompletion fill(long wrId, WcStatus status, WcOpcode opcode, int qpNum) {
         this.wrId = wrId;
-        this.status = status;
-        this.opcode = opcode;
+        storeStatus(status);
+        storeOpcode(opcode);
         this.qpNum = qpNum;
         return this;
     }
@@ -190,11 +190,25 @@ public final class WorkCompletion {
         return this;
     }
 
+    // A completion array lives long, and its entries are written on every poll: a store of an
+    // unchanged status or opcode would still cost G1's write barrier (a fence) each time.
+    private void storeStatus(WcStatus s) {
+        if (status != s) {
+            status = s;
+        }
+    }
+
+    private void storeOpcode(WcOpcode o) {
+        if (opcode != o) {
+            opcode = o;
+        }
+    }
+
     /** Resets every field, for reuse. */
     public void clear() {
         wrId = 0;
-        status = WcStatus.SUCCESS;
-        opcode = WcOpcode.SEND;
+        storeStatus(WcStatus.SUCCESS);
+        storeOpcode(WcOpcode.SEND);
         vendorErr = 0;
         byteLen = 0;
         immData = 0;

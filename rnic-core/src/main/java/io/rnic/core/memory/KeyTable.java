@@ -233,7 +233,9 @@ public final class KeyTable {
             MemoryRegion mr = lookup(rkey);
             AccessResult r = MemoryAccess.check(mr, pd, va, len, access, alignment);
             if (r == AccessResult.OK) {
-                out.mr = mr;
+                if (out.mr != mr) { // the same region packet after packet: no GC write barrier
+                    out.mr = mr;
+                }
                 out.va = va;
             }
             return r;

@@ -95,8 +95,14 @@ final class Posting {
                         + " is full (max_send_wr " + qp.caps.maxSendWr() + ")");
             }
             w.wrId = wr.wrId();
-            w.opcode = wr.opcode();
-            w.kind = kind;
+            // A slot comes round every max_send_wr posts, mostly for the same opcode and QP: a
+            // reference store, even of the value already there, costs G1's write barrier (a fence).
+            if (w.opcode != wr.opcode()) {
+                w.opcode = wr.opcode();
+            }
+            if (w.kind != kind) {
+                w.kind = kind;
+            }
             w.flags = wr.flags() | (qp.signalAll ? SendWqe.SIGNALED : 0);
             w.imm = wr.imm();
             w.invalidateRkey = wr.invalidateRkey();
@@ -109,7 +115,9 @@ final class Posting {
             w.remoteQkey = wr.remoteQkey();
             w.remoteSrqn = wr.remoteSrqn();
             w.eecn = wr.eecn();
-            w.owner = qp;
+            if (w.owner != qp) {
+                w.owner = qp;
+            }
             w.flushLength = wr.flushLength();
             w.bindMwKey = wr.bindMwKey();
             w.bindMrKey = wr.bindMrKey();

@@ -389,7 +389,9 @@ final class Requester implements SendDriver {
         deferred = p.buffer();
         deferredOffset = p.offset();
         deferredLength = p.length();
-        deferredTo = d;
+        if (deferredTo != d) { // a QP's destination, packet after packet: kept, so no GC write barrier
+            deferredTo = d;
+        }
     }
 
     /** Sends the packet held back by {@link #defer}, if any, asking for an ACK if {@code ackReq}. */
@@ -405,7 +407,6 @@ final class Requester implements SendDriver {
             rel.packetsSinceAckReq = 0;
         }
         qp.framer.transmit(b, deferredOffset, deferredLength, deferredTo);
-        deferredTo = null;
         sentOne();
     }
 
