@@ -333,7 +333,7 @@ final class Completer {
                 // responses were lost (an implied NAK).
                 return impliedNak(expectedPsn(wqe));
             }
-            if (wqe.state != SendWqe.State.SENT) {
+            if (wqe.state() != SendWqe.State.SENT) {
                 return State.DONE; // an ACK cannot cover a message not fully sent; stale
             }
             window.acknowledge(wqe.lastPsn);
@@ -417,7 +417,7 @@ final class Completer {
     /** A sequence NAK at {@code psn} acknowledges SEND/WRITE WQEs that end before it. */
     private void completeCoveredBefore(int psn) {
         SendWqe w;
-        while ((w = oldestSent()) != null && !w.kind.isReadOrAtomic() && w.state == SendWqe.State.SENT
+        while ((w = oldestSent()) != null && !w.kind.isReadOrAtomic() && w.state() == SendWqe.State.SENT
                 && Psn.isBefore(w.lastPsn, psn)) {
             wqe = w;
             completeWqe();

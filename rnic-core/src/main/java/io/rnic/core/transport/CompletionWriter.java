@@ -31,7 +31,7 @@ class CompletionWriter {
         if (w.kind != null && w.kind.operation() == Operation.SEND) {
             qp.hca.counters().inc(Counter.RDMA_SENDS);
         }
-        w.state = SendWqe.State.DONE;
+        w.state(SendWqe.State.DONE);
         w.sgl.release();
         w.ah = null; // the handle may be destroyed now; the WQE no longer needs it
         qp.sq.retire();

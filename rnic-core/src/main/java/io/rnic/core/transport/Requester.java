@@ -271,7 +271,7 @@ final class Requester implements SendDriver {
         w.psnAssigned = true;
         window.reserve(1);
         window.acknowledge(w.firstPsn);
-        w.state = SendWqe.State.SENT;
+        w.state(SendWqe.State.SENT);
         cursor++;
         qp.hca.counters().inc(Counter.OVERSIZED_DATAGRAMS);
         qp.completions.completeSend(w, WcStatus.SUCCESS);
@@ -416,7 +416,7 @@ final class Requester implements SendDriver {
             w.firstPsn = window.next();
             w.lastPsn = Psn.add(w.firstPsn, w.packets - 1);
             w.psnAssigned = true;
-            w.state = SendWqe.State.SENDING;
+            w.state(SendWqe.State.SENDING);
             ssn = Psn.next(ssn);
             w.ssn = ssn;
             if (takesReceiveWqe(w)) {
@@ -466,7 +466,7 @@ final class Requester implements SendDriver {
             window.acknowledge(Psn.add(w.firstPsn, w.nextPacket - 1));
         }
         if (w.nextPacket >= w.packets) {
-            w.state = SendWqe.State.SENT;
+            w.state(SendWqe.State.SENT);
             cursor++;
             if (!acked) {
                 // UC, UD: complete once the last packet is on the wire.
@@ -754,7 +754,7 @@ final class Requester implements SendDriver {
                 } else {
                     w.nextPacket = into;
                 }
-                w.state = SendWqe.State.SENDING;
+                w.state(SendWqe.State.SENDING);
                 for (long j = i + 1; j < qp.sq.posted(); j++) {
                     SendWqe later = qp.sq.at(j);
                     if (!later.psnAssigned) {
@@ -762,7 +762,7 @@ final class Requester implements SendDriver {
                     }
                     later.nextPacket = 0;
                     later.readRetryPsn = -1;
-                    later.state = SendWqe.State.SENDING;
+                    later.state(SendWqe.State.SENDING);
                 }
                 rel.packetsSinceAckReq = 0;
                 return;

@@ -273,7 +273,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
                     completer.fail(w, WcStatus.LOC_PROT_ERR);
                     return;
                 }
-            } else if (!ackDeferred || w.state != SendWqe.State.SENT || Psn.isAfter(w.lastPsn, deferredAckPsn)) {
+            } else if (!ackDeferred || w.state() != SendWqe.State.SENT || Psn.isAfter(w.lastPsn, deferredAckPsn)) {
                 break; // a SEND or WRITE no deferred ACK covers: the in-order rules
             }
             completer.complete(w);

@@ -17,7 +17,17 @@ public final class SendWqe {
         /** Every packet sent, waiting for the acknowledgement or responses. */
         SENT,
         /** Completed (successfully or not). */
-        DONE
+        DONE;
+
+        private static final State[] BY_ORDINAL = values();
+    }
+
+    State state() {
+        return State.BY_ORDINAL[state];
+    }
+
+    void state(State s) {
+        state = (byte) s.ordinal();
     }
 
     public static final int SIGNALED = io.rnic.verbs.SendWorkRequest.SIGNALED;
@@ -67,7 +77,12 @@ public final class SendWqe {
     /** RNR retries left to a suspended RD message (9.7.8.5), or -1 before its first RNR NAK. */
     int rnrLeft = -1;
 
-    State state;
+    /**
+     * The {@link State}'s ordinal: a WQE changes state three or four times a message, and a store
+     * of an enum constant into this long-lived slot would cost G1's write barrier (a fence) each
+     * time; a byte costs none.
+     */
+    private byte state;
     boolean psnAssigned;
     int firstPsn;
     int lastPsn;
@@ -124,7 +139,7 @@ public final class SendWqe {
         remoteQkey = 0;
         eecn = 0;
         rnrLeft = -1;
-        state = State.POSTED;
+        state(State.POSTED);
         psnAssigned = false;
         firstPsn = 0;
         lastPsn = 0;
@@ -180,7 +195,7 @@ public final class SendWqe {
      * its first packet as a new message, with new PSNs; its buffers stay checked.
      */
     void restartAsNewMessage() {
-        state = State.POSTED;
+        state(State.POSTED);
         psnAssigned = false;
         reservedPackets = 0;
         nextPacket = 0;
