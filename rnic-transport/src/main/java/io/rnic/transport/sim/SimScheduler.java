@@ -63,6 +63,10 @@ public final class SimScheduler implements Scheduler {
     private int size;
     /** Whether the last {@link #pop} took a lane's head (else the heap's top). */
     private boolean poppedFromLane;
+    /** The lane {@link #nextLane} chose last (-1: none, or the heap), and the earliest event outside it then. */
+    private int chosenLane = -1;
+    private long runnerUpTime;
+    private long runnerUpSeq;
     private Event free;
     private long executed;
     private long errors;
@@ -129,6 +133,7 @@ public final class SimScheduler implements Scheduler {
         e.time = t;
         e.seq = seq++;
         size++;
+        pushedAt(t);
         if (l < 0) {
             pushHeap(e);
         }
@@ -279,6 +284,7 @@ public final class SimScheduler implements Scheduler {
         e.seq = seq++;
         e.cancelled = false;
         size++;
+        pushedAt(time);
         int l = laneAccepting(time);
         if (l < 0) {
             pushHeap(e);
@@ -336,20 +342,46 @@ public final class SimScheduler implements Scheduler {
         heap[i] = e;
     }
 
-    /** The lane whose head is the next event, or -1 if it is the heap's top (size > 0). */
+    /**
+     * The lane whose head is the next event, or -1 if it is the heap's top (size > 0). A link
+     * direction's deliveries come out of one lane many in a row, so the scan of every lane and
+     * the heap is skipped while the lane it chose last still has a head before the earliest
+     * event anywhere else (the runner-up it found then; an earlier push forgets the choice).
+     */
     private int nextLane() {
+        int c = chosenLane;
+        if (c >= 0 && laneCount[c] > 0) {
+            Event head = lanes[c][laneHead[c]];
+            if (head.time < runnerUpTime || (head.time == runnerUpTime && head.seq < runnerUpSeq)) {
+                return c;
+            }
+        }
         int best = -1;
         Event first = heapSize > 0 ? heap[0] : null;
+        Event second = null;
         for (int l = 0; l < LANES; l++) {
             if (laneCount[l] > 0) {
                 Event head = lanes[l][laneHead[l]];
                 if (first == null || before(head, first)) {
+                    second = first;
                     first = head;
                     best = l;
+                } else if (second == null || before(head, second)) {
+                    second = head;
                 }
             }
         }
+        chosenLane = best;
+        runnerUpTime = second == null ? Long.MAX_VALUE : second.time;
+        runnerUpSeq = second == null ? Long.MAX_VALUE : second.seq;
         return best;
+    }
+
+    /** A push at {@code time} (its sequence the newest) that comes before the runner-up ends {@link #nextLane}'s choice. */
+    private void pushedAt(long time) {
+        if (time < runnerUpTime) {
+            chosenLane = -1;
+        }
     }
 
     /** The next event (size > 0). */

@@ -50,6 +50,56 @@ class SimSchedulerTest {
     }
 
     /**
+     * Events scheduled while others run (as a doorbell, an ACK timer or an answer is): a new one
+     * earlier than every lane's next must run before them, however many ran from one lane just
+     * before. The run order must still be (time, order scheduled).
+     */
+    @Test
+    void eventsScheduledWhileRunningKeepTimeThenSchedulingOrder() {
+        SimScheduler s = new SimScheduler();
+        SplittableRandom r = new SplittableRandom(11);
+        long[] streamTime = new long[5];
+        List<long[]> scheduled = new ArrayList<>(); // {time, sequence}
+        List<Long> ran = new ArrayList<>();
+        long[] next = {0};
+        Runnable[] add = new Runnable[1];
+        add[0] = () -> {
+            long delay;
+            int kind = r.nextInt(10);
+            if (kind == 0) {
+                delay = 0; // run next, before everything already waiting at later times
+            } else if (kind == 1) {
+                delay = r.nextLong(0, 2_000); // a stray event, maybe before a lane's next
+            } else {
+                int k = r.nextInt(streamTime.length);
+                streamTime[k] = Math.max(streamTime[k], s.nanoTime()) + r.nextInt(0, 300);
+                delay = streamTime[k] - s.nanoTime();
+            }
+            long seq = next[0]++;
+            scheduled.add(new long[] {s.nanoTime() + delay, seq});
+            s.schedule(delay, () -> {
+                ran.add(seq);
+                if (next[0] < 50_000) {
+                    for (int j = r.nextInt(3); j > 0; j--) {
+                        add[0].run();
+                    }
+                }
+            });
+        };
+        for (int i = 0; i < 2_000; i++) {
+            add[0].run();
+        }
+        s.runUntilIdle();
+        scheduled.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+        List<Long> expected = new ArrayList<>();
+        for (long[] e : scheduled) {
+            expected.add(e[1]);
+        }
+        assertTrue(ran.size() > 20_000, "events scheduled while running: " + ran.size());
+        assertEquals(expected, ran);
+    }
+
+    /**
      * An arrival's event is filled in place in its lane's ring slot. Arrivals on more directions
      * than there are lanes (some go to the heap), mixed with timers, scheduled from inside
      * deliveries (as an answer is) and in bursts longer than a lane's ring (which doubles): each
