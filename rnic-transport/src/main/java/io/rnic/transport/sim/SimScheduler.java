@@ -68,6 +68,7 @@ public final class SimScheduler implements Scheduler {
     private long runnerUpTime;
     private long runnerUpSeq;
     private Event free;
+    private long arrivalEvents;
     private long executed;
     private long errors;
     private RuntimeException lastError;
@@ -147,8 +148,14 @@ public final class SimScheduler implements Scheduler {
         } else {
             e = new Event();
             e.pooled = true;
+            arrivalEvents++;
         }
         return e;
+    }
+
+    /** Arrival events made so far: it stops growing once the deepest queue has been reached. */
+    long arrivalEvents() {
+        return arrivalEvents;
     }
 
     /** Number of events waiting. */
@@ -291,7 +298,12 @@ public final class SimScheduler implements Scheduler {
             return;
         }
         Event[] lane = laneWithRoom(l);
-        lane[(laneHead[l] + laneCount[l]) & (lane.length - 1)] = e;
+        int slot = (laneHead[l] + laneCount[l]) & (lane.length - 1);
+        Event kept = lane[slot];
+        if (kept != null && kept.pooled) {
+            recycle(kept); // the arrival event this slot kept: the next arrival here takes it back
+        }
+        lane[slot] = e;
         laneCount[l]++;
     }
 

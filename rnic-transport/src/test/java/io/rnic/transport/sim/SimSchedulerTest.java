@@ -210,4 +210,33 @@ class SimSchedulerTest {
         }
         assertEquals(expected, ran);
     }
+
+    /**
+     * A timer that lands in a lane slot whose arrival event was kept hands that event back: in a
+     * steady mix of timers and arrivals (a doorbell or an ACK timer between packets) no arrival
+     * event is made after the first rounds.
+     */
+    @Test
+    void aSteadyMixOfTimersAndArrivalsMakesNoNewEvents() {
+        SimNetwork net = new SimNetwork(1);
+        SimScheduler s = net.scheduler();
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        LinkDirection d = net.link(a, b).from(a);
+        b.receiver((p, src, dst) -> { });
+        long madeAfterWarmUp = 0;
+        for (int round = 0; round < 20_000; round++) {
+            for (int i = 0; i < 4; i++) {
+                s.scheduleArrival(s.nanoTime() + 1_000 + i, d, Unpooled.buffer(8).writeLong(i), a.localAddress(), false);
+            }
+            s.runUntilIdle(); // the lane is empty now, so the next timer takes it
+            s.execute(() -> { }); // a doorbell: a timer at the current time, in a slot that kept an arrival's event
+            s.runUntilIdle();
+            if (round == 100) {
+                madeAfterWarmUp = s.arrivalEvents();
+            }
+        }
+        s.runUntilIdle();
+        assertEquals(madeAfterWarmUp, s.arrivalEvents(), "arrival events made after the first 100 rounds");
+    }
 }
