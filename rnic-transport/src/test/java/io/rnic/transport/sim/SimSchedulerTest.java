@@ -15,6 +15,19 @@ import org.junit.jupiter.api.Test;
 /** The event queue runs events in (time, order scheduled) order, whatever structure holds them. */
 class SimSchedulerTest {
 
+    /** The tags of {@code scheduled} ({time, tag} pairs, tags in scheduling order) due by {@code upTo}, in run order. */
+    private static List<Long> inTimeThenSchedulingOrder(List<long[]> scheduled, long upTo) {
+        List<long[]> sorted = new ArrayList<>(scheduled);
+        sorted.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+        List<Long> order = new ArrayList<>();
+        for (long[] e : sorted) {
+            if (e[0] <= upTo) {
+                order.add(e[1]);
+            }
+        }
+        return order;
+    }
+
     /**
      * Many interleaved streams, each later than its last (as link directions are), plus events
      * out of any order (as timers are): more streams than the queue has lanes, so some go to the
@@ -41,11 +54,7 @@ class SimSchedulerTest {
             s.schedule(delay, () -> ran.add(seq));
         }
         s.runUntilIdle();
-        scheduled.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-        List<Long> expected = new ArrayList<>();
-        for (long[] e : scheduled) {
-            expected.add(e[1]);
-        }
+        List<Long> expected = inTimeThenSchedulingOrder(scheduled, Long.MAX_VALUE);
         assertEquals(expected, ran);
     }
 
@@ -90,11 +99,7 @@ class SimSchedulerTest {
             add[0].run();
         }
         s.runUntilIdle();
-        scheduled.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-        List<Long> expected = new ArrayList<>();
-        for (long[] e : scheduled) {
-            expected.add(e[1]);
-        }
+        List<Long> expected = inTimeThenSchedulingOrder(scheduled, Long.MAX_VALUE);
         assertTrue(ran.size() > 20_000, "events scheduled while running: " + ran.size());
         assertEquals(expected, ran);
     }
@@ -159,13 +164,7 @@ class SimSchedulerTest {
         s.runUntil(1_000_000);
         int inFlight = s.pending();
         s.drain();
-        scheduled.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-        List<Long> expected = new ArrayList<>();
-        for (long[] e : scheduled) {
-            if (e[0] <= 1_000_000) {
-                expected.add(e[1]);
-            }
-        }
+        List<Long> expected = inTimeThenSchedulingOrder(scheduled, 1_000_000);
         assertEquals(expected, ran);
         assertTrue(inFlight > 0 && ran.size() > 10_000, "both delivered and drained packets: " + ran.size() + ", " + inFlight);
         for (ByteBuf p : sent) {
