@@ -322,7 +322,7 @@ public final class SimScheduler implements Scheduler {
         return -1;
     }
 
-    /** Lane {@code l}'s ring, doubled first if it is full (the events a full ring kept are dropped). */
+    /** Lane {@code l}'s ring, doubled first if it is full (its new slots keep no events yet). */
     private Event[] laneWithRoom(int l) {
         Event[] lane = lanes[l];
         int count = laneCount[l];
