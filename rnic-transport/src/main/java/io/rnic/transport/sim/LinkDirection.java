@@ -27,6 +27,9 @@ public final class LinkDirection {
     /** The last packet size serialized and its time: a 64-bit division per packet otherwise. */
     private int serializedSize = -1;
     private long serializationNanos;
+    /** The last packet size checked against the queue limit, and the wait at which it is dropped. */
+    private int limitedSize = -1;
+    private long dropWaitNanos;
     private long delivered;
     private long queueDrops;
     private long lostInFlight;
@@ -61,6 +64,7 @@ public final class LinkDirection {
         }
         this.bitsPerSecond = bps;
         serializedSize = -1;
+        limitedSize = -1;
         return this;
     }
 
@@ -70,6 +74,7 @@ public final class LinkDirection {
             throw new IllegalArgumentException("queue limit " + bytes + " bytes is negative");
         }
         this.queueLimitBytes = bytes;
+        limitedSize = -1;
         return this;
     }
 
@@ -126,7 +131,7 @@ public final class LinkDirection {
         long arrival;
         if (bitsPerSecond > 0) {
             long start = Math.max(now, busyUntil);
-            if (queueLimitBytes > 0 && backlogBytes(now) + size > queueLimitBytes) {
+            if (queueLimitBytes > 0 && busyUntil - now >= dropWaitNanos(size)) {
                 queueDrops++;
                 packet.release();
                 return;
@@ -160,9 +165,26 @@ public final class LinkDirection {
         }
     }
 
-    private long backlogBytes(long now) {
-        long waiting = busyUntil - now;
-        return waiting <= 0 ? 0 : waiting * bitsPerSecond / 8_000_000_000L;
+    /**
+     * The serialization backlog, in nanoseconds, at which a packet of {@code size} bytes no longer
+     * fits the queue: the backlog in bytes, {@code floor(wait * bps / 8e9)}, plus the packet then
+     * exceeds the limit. Kept per size, as the serialization time is: a 64-bit division per
+     * packet otherwise.
+     */
+    private long dropWaitNanos(int size) {
+        if (size != limitedSize) {
+            long k = queueLimitBytes - size + 1; // the smallest backlog in bytes that drops the packet
+            if (k <= 0) {
+                dropWaitNanos = Long.MIN_VALUE; // larger than the queue: dropped even on an idle link
+            } else if (k > Long.MAX_VALUE / 8_000_000_000L) {
+                dropWaitNanos = Long.MAX_VALUE;
+            } else {
+                long bits = k * 8_000_000_000L;
+                dropWaitNanos = bits / bitsPerSecond + (bits % bitsPerSecond == 0 ? 0 : 1);
+            }
+            limitedSize = size;
+        }
+        return dropWaitNanos;
     }
 
     private void hold(ByteBuf packet, InetSocketAddress source) {

@@ -81,6 +81,33 @@ class SimNetworkTest {
     }
 
     @Test
+    void aPacketThatExactlyFillsTheQueueIsKeptAndTheBacklogCountsWholeBytes() {
+        // At 3 Gb/s a 1000-byte packet takes 2666 ns; sent together, the third waits behind a
+        // backlog of 5332 ns = 1999.5 bytes, counted as 1999: with it the queue holds 2999 bytes.
+        assertEquals(3, deliveredAtOnce(2999));
+        assertEquals(2, deliveredAtOnce(2998));
+        // Behind one packet the backlog is 2666 ns = 999.75 bytes, counted as 999: 1999 fit.
+        assertEquals(2, deliveredAtOnce(1999));
+        assertEquals(1, deliveredAtOnce(1000));
+        assertEquals(0, deliveredAtOnce(999)); // larger than the queue: dropped even on an idle link
+    }
+
+    /** Ten 1000-byte packets sent at once over 3 Gb/s with a queue of {@code limit} bytes: how many arrive. */
+    private static int deliveredAtOnce(long limit) {
+        SimNetwork net = new SimNetwork(1).defaults(new LinkConfig(0, 3_000_000_000L, limit));
+        SimWire a = net.attach("10.0.0.1");
+        SimWire b = net.attach("10.0.0.2");
+        int[] got = {0};
+        b.receiver((p, s, d) -> got[0]++);
+        for (int i = 0; i < 10; i++) {
+            a.send(Unpooled.buffer().writeZero(1000), 4791, b.localAddress());
+        }
+        net.scheduler().runUntilIdle();
+        assertEquals(10 - got[0], net.direction(a, b).queueDrops());
+        return got[0];
+    }
+
+    @Test
     void aTenSecondTimerRunsInVirtualTime() {
         SimNetwork net = new SimNetwork(1);
         boolean[] fired = {false};
