@@ -85,6 +85,7 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
             }
         }
         if (b != null) {
+            ((Recycled) b).reuse(); // by the taker: a buffer on the list stays released, so a second release fails
             return b;
         }
         return unsafe ? new PacketBuf(this, maxCapacity) : new ByteBufferPacketBuf(this, maxCapacity);
@@ -114,28 +115,18 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
     }
 
     /**
-     * Called by a buffer whose last reference was released: true if the list took it back, ready
-     * for its next packet; false if it must free its memory (not the list's size, or the list full).
+     * Called by a buffer whose last reference was released: true if the list took it back, as it
+     * is (released, until {@link #newDirectBuffer} hands it out again); false if it must free its
+     * memory (not the list's size, or the list full).
      */
-    private <B extends ByteBuf & Recycled> boolean takeBack(B b) {
-        if (b.capacity() != capacity) {
-            return false;
-        }
-        b.reuse(); // before it is on the list, where another thread may take it
-        if (giveBack(b)) {
-            return true;
-        }
-        b.freeForGood();
-        return false;
+    private boolean takeBack(ByteBuf b) {
+        return b.capacity() == capacity && giveBack(b);
     }
 
-    /** What a buffer of the list does for {@link #takeBack}: Netty keeps the reference count's setters protected. */
+    /** What a buffer of the list does when taken again: Netty keeps the reference count's setters protected. */
     private interface Recycled {
         /** One reference again, indices cleared. */
         void reuse();
-
-        /** Released as Netty's own buffers are once freed (a count of zero). */
-        void freeForGood();
     }
 
     /** A packet buffer, reached through Unsafe, that goes back to its list instead of freeing its memory. */
@@ -145,6 +136,18 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         PacketBuf(PacketBuffers owner, int maxCapacity) {
             super(owner, owner.capacity, maxCapacity);
             this.owner = owner;
+        }
+
+        @Override
+        public boolean release() {
+            if (refCnt() != 1) {
+                return super.release();
+            }
+            // The last reference is the caller's: no other holder may retain or release it
+            // now, so no compare-and-set (a locked instruction per packet) is needed to end it.
+            setRefCnt(0);
+            deallocate();
+            return true;
         }
 
         @Override
@@ -158,11 +161,6 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         public void reuse() {
             resetRefCnt();
             clear();
-        }
-
-        @Override
-        public void freeForGood() {
-            setRefCnt(0);
         }
     }
 
@@ -200,6 +198,16 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         }
 
         @Override
+        public boolean release() {
+            if (refCnt() != 1) {
+                return super.release();
+            }
+            setRefCnt(0); // as PacketBuf's
+            deallocate();
+            return true;
+        }
+
+        @Override
         protected void deallocate() {
             if (!owner.takeBack(this)) {
                 super.deallocate();
@@ -210,11 +218,6 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         public void reuse() {
             resetRefCnt();
             clear();
-        }
-
-        @Override
-        public void freeForGood() {
-            setRefCnt(0);
         }
     }
 }

@@ -44,6 +44,24 @@ class PacketBuffersTest {
 
     @ParameterizedTest(name = "unsafe={0}")
     @ValueSource(booleans = {true, false})
+    void onlyTheLastReleaseRecyclesAndASecondLastReleaseIsRefused(boolean unsafe) {
+        PacketBuffers list = list(unsafe, 4);
+        ByteBuf a = list.directBuffer(100);
+        a.retain(2);
+        assertEquals(false, a.release());
+        assertEquals(false, a.release(1));
+        assertEquals(0, list.freeBuffers(), "two references are still held");
+        assertTrue(a.release());
+        assertEquals(1, list.freeBuffers());
+        // Released by its holder, then again by mistake: refused, and the list keeps one copy.
+        ByteBuf b = list.directBuffer(100);
+        assertTrue(b.release());
+        assertThrows(IllegalReferenceCountException.class, b::release);
+        assertEquals(1, list.freeBuffers());
+    }
+
+    @ParameterizedTest(name = "unsafe={0}")
+    @ValueSource(booleans = {true, false})
     void aBufferBeyondTheListsRoomIsFreed(boolean unsafe) {
         PacketBuffers list = list(unsafe, 1);
         ByteBuf kept = list.directBuffer(CAPACITY);
@@ -54,7 +72,9 @@ class PacketBuffersTest {
         // Freed, not recycled: released for good, as Netty's own buffers are.
         assertEquals(0, extra.refCnt());
         assertThrows(IllegalReferenceCountException.class, () -> extra.getByte(0));
-        assertEquals(1, kept.refCnt(), "the kept one is ready for its next packet");
+        assertEquals(0, kept.refCnt(), "the kept one stays released until it is taken again");
+        assertSame(kept, list.directBuffer(CAPACITY));
+        assertEquals(1, kept.refCnt());
     }
 
     @ParameterizedTest(name = "unsafe={0}")
