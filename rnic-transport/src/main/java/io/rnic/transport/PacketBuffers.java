@@ -13,8 +13,9 @@ import io.netty.util.internal.PlatformDependent;
  * Netty's pooled allocator pays for its generality on every packet (a new wrapper object unless
  * the thread is one of Netty's own, an arena lookup, a cache entry), and a new buffer object per
  * packet costs the protocol core G1's write barrier on every store of it into the long-lived
- * packet view; a packet here costs two uncontended monitor operations and allocates nothing once
- * the list holds the deepest burst. Larger requests (a GSO train) go to Netty's pooled allocator.
+ * packet view; a packet here costs no locked instruction on the list's owner thread (below) and
+ * allocates nothing once the list holds the deepest burst. Larger requests (a GSO train) go to
+ * Netty's pooled allocator.
  *
  * <p>Without {@code sun.misc.Unsafe} (Netty turns it off by default from Java 24 on, unless the JVM
  * runs with {@code --sun-misc-unsafe-memory-access=allow}) the list holds buffers that reach their
@@ -22,7 +23,10 @@ import io.netty.util.internal.PlatformDependent;
  * allocation per packet, and no buffer taken from Netty's pooled allocator for every socket read.
  *
  * <p>Thread-safe: packets are usually taken and given back on a wire's protocol thread, but a
- * packet a tap retained may be released anywhere.
+ * packet a tap retained may be released anywhere. So the list is two: the owner's, used without a
+ * lock by the first thread that takes a buffer (the protocol thread, in every threading mode and
+ * on the simulated network), and a shared one under a monitor for every other thread, from
+ * which the owner also takes when its own runs dry. Each holds at most {@code maxFree} buffers.
  */
 public final class PacketBuffers extends AbstractByteBufAllocator {
     /** Room for a 4096-byte payload with every RoCEv2 header a packet can carry, and the ICRC. */
@@ -34,6 +38,10 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
     private final boolean unsafe;
     private final ByteBuf[] free;
     private int freeCount;
+    private final ByteBuf[] ownerFree;
+    private int ownerFreeCount;
+    /** The thread that uses {@link #ownerFree} without a lock: the first to take a buffer. */
+    private volatile Thread owner;
 
     /** Outgoing packets: buffers of {@link #PACKET_CAPACITY} bytes, up to 4096 kept free. */
     public PacketBuffers() {
@@ -60,6 +68,7 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         this.capacity = capacity;
         this.unsafe = unsafe;
         this.free = new ByteBuf[maxFree];
+        this.ownerFree = new ByteBuf[maxFree];
     }
 
     /** The size of the buffers on the list. */
@@ -77,11 +86,22 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         if (initialCapacity > capacity || maxCapacity < capacity) {
             return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
         }
-        ByteBuf b;
-        synchronized (free) {
-            b = freeCount == 0 ? null : free[--freeCount];
-            if (b != null) {
-                free[freeCount] = null;
+        ByteBuf b = null;
+        Thread t = Thread.currentThread();
+        if (isOwner(t) || owner == null && claimOwner(t)) {
+            int n = ownerFreeCount;
+            if (n > 0) {
+                b = ownerFree[--n];
+                ownerFree[n] = null;
+                ownerFreeCount = n;
+            }
+        }
+        if (b == null) {
+            synchronized (free) {
+                b = freeCount == 0 ? null : free[--freeCount];
+                if (b != null) {
+                    free[freeCount] = null;
+                }
             }
         }
         if (b != null) {
@@ -96,15 +116,35 @@ public final class PacketBuffers extends AbstractByteBufAllocator {
         return true;
     }
 
-    /** Buffers on the free list now. */
+    private boolean isOwner(Thread t) {
+        return owner == t;
+    }
+
+    private synchronized boolean claimOwner(Thread t) {
+        if (owner == null) {
+            owner = t;
+        }
+        return owner == t;
+    }
+
+    /** Buffers on the free lists now (exact on the owner thread, or when no other thread uses the lists). */
     public int freeBuffers() {
         synchronized (free) {
-            return freeCount;
+            return freeCount + ownerFreeCount;
         }
     }
 
-    /** Takes back a buffer whose last reference was released; false if the list is full. */
+    /** Takes back a buffer whose last reference was released; false if its list is full. */
     private boolean giveBack(ByteBuf b) {
+        if (isOwner(Thread.currentThread())) {
+            int n = ownerFreeCount;
+            if (n == ownerFree.length) {
+                return false;
+            }
+            ownerFree[n] = b;
+            ownerFreeCount = n + 1;
+            return true;
+        }
         synchronized (free) {
             if (freeCount == free.length) {
                 return false;

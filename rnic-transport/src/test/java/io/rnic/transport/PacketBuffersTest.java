@@ -62,6 +62,65 @@ class PacketBuffersTest {
 
     @ParameterizedTest(name = "unsafe={0}")
     @ValueSource(booleans = {true, false})
+    void aBufferReleasedOnAnotherThreadReachesTheOwnerThroughTheSharedList(boolean unsafe) throws Exception {
+        PacketBuffers list = list(unsafe, 4);
+        ByteBuf a = list.directBuffer(100); // the first to take one: this thread owns the list
+        Thread releaser = new Thread(a::release);
+        releaser.start();
+        releaser.join();
+        assertEquals(1, list.freeBuffers());
+        assertSame(a, list.directBuffer(100), "the owner takes from the shared list when its own is empty");
+        a.release(); // onto the owner's own list
+        ByteBuf[] taken = new ByteBuf[1];
+        Thread other = new Thread(() -> taken[0] = list.directBuffer(100));
+        other.start();
+        other.join();
+        assertNotSame(a, taken[0], "no other thread takes from the owner's list");
+        assertSame(a, list.directBuffer(100));
+        a.release();
+        taken[0].release();
+        assertEquals(2, list.freeBuffers());
+    }
+
+    @ParameterizedTest(name = "unsafe={0}")
+    @ValueSource(booleans = {true, false})
+    void buffersPassedBetweenThreadsAreNeverHandedOutTwice(boolean unsafe) throws Exception {
+        PacketBuffers list = list(unsafe, 8);
+        list.directBuffer(100).release(); // this thread owns the list
+        java.util.concurrent.BlockingQueue<ByteBuf> toOther = new java.util.concurrent.ArrayBlockingQueue<>(16);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        int rounds = 20_000;
+        // The other thread takes its own buffers and releases the owner's: both lists are in use.
+        Thread other = new Thread(() -> {
+            try {
+                for (int i = 0; i < rounds; i++) {
+                    ByteBuf mine = list.directBuffer(100);
+                    mine.writeInt(-i);
+                    ByteBuf theirs = toOther.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+                    assertEquals(i, theirs.getInt(0), "a buffer in use was handed out again");
+                    theirs.release();
+                    assertEquals(-i, mine.getInt(0), "a buffer in use was handed out again");
+                    mine.release();
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        other.start();
+        for (int i = 0; i < rounds; i++) {
+            ByteBuf b = list.directBuffer(100);
+            assertEquals(1, b.refCnt());
+            b.writeInt(i);
+            if (!toOther.offer(b, 10, java.util.concurrent.TimeUnit.SECONDS)) {
+                break; // the other thread stopped: its failure says why
+            }
+        }
+        other.join();
+        assertEquals(null, failure.get());
+    }
+
+    @ParameterizedTest(name = "unsafe={0}")
+    @ValueSource(booleans = {true, false})
     void aBufferBeyondTheListsRoomIsFreed(boolean unsafe) {
         PacketBuffers list = list(unsafe, 1);
         ByteBuf kept = list.directBuffer(CAPACITY);
