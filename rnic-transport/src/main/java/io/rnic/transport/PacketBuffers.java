@@ -27,6 +27,8 @@ import io.netty.util.internal.PlatformDependent;
  * lock by the first thread that takes a buffer (the protocol thread, in every threading mode and
  * on the simulated network), and a shared one under a monitor for every other thread, from
  * which the owner also takes when its own runs dry. Each holds at most {@code maxFree} buffers.
+ * Should the owner thread end, the buffers it gave back stay on its list, unused, as long as the
+ * list lives: at most what it released while it ran.
  */
 public final class PacketBuffers extends AbstractByteBufAllocator {
     /** Room for a 4096-byte payload with every RoCEv2 header a packet can carry, and the ICRC. */
