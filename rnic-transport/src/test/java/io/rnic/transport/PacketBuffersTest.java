@@ -1,7 +1,9 @@
 package io.rnic.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,9 +50,9 @@ class PacketBuffersTest {
         PacketBuffers list = list(unsafe, 4);
         ByteBuf a = list.directBuffer(100);
         a.retain(2);
-        assertEquals(false, a.release());
-        assertEquals(false, a.release(1));
-        assertEquals(0, list.freeBuffers(), "two references are still held");
+        assertFalse(a.release());
+        assertFalse(a.release(1));
+        assertEquals(0, list.freeBuffers(), "one reference is still held");
         assertTrue(a.release());
         assertEquals(1, list.freeBuffers());
         // Released by its holder, then again by mistake: refused, and the list keeps one copy.
@@ -116,7 +118,7 @@ class PacketBuffersTest {
             }
         }
         other.join();
-        assertEquals(null, failure.get());
+        assertNull(failure.get());
     }
 
     @ParameterizedTest(name = "unsafe={0}")
