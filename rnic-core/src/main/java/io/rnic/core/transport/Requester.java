@@ -623,8 +623,8 @@ final class Requester implements SendDriver {
      */
     private static void localBufferSreth(RocePacket p, SendWqe w, int index) {
         if (p.opcode().has(io.rnic.core.packet.Header.SRETH)) {
-            p.sreth().psnOffset(index).ssn(w.ssn).key(w.sgl.count > 0 ? w.sgl.lkey[0] : 0)
-                    .length((int) w.length()).address(w.sgl.count > 0 ? w.sgl.addr[0] : 0);
+            p.sreth().psnOffset(index).ssn(w.ssn).key(w.sgl.count > 0 ? w.sgl.lkey(0) : 0)
+                    .length((int) w.length()).address(w.sgl.count > 0 ? w.sgl.addr(0) : 0);
         }
     }
 

@@ -12,23 +12,60 @@ import io.rnic.core.memory.ProtectionDomain;
  * Preallocated per WQE slot with the QP's maximum number of SGEs; filled at post time.
  */
 public final class SgList {
-    final int[] lkey;
-    final long[] addr;
-    final int[] length;
-    final MemoryRegion[] mr;
+    // The first entry lives in fields of the list: most work requests carry one SGE, and a WQE's
+    // list is then one object to touch per packet instead of five (an array per attribute).
+    private long addr0;
+    private int length0;
+    private int lkey0;
+    private MemoryRegion mr0;
+    /** Entries 1 and on. */
+    private final long[] moreAddr;
+    private final int[] moreLength;
+    private final int[] moreLkey;
+    private final MemoryRegion[] moreMr;
+    private final int maxSge;
     int count;
     long total;
 
     SgList(int maxSge) {
-        lkey = new int[maxSge];
-        addr = new long[maxSge];
-        length = new int[maxSge];
-        mr = new MemoryRegion[maxSge];
+        this.maxSge = maxSge;
+        int more = Math.max(0, maxSge - 1);
+        moreAddr = new long[more];
+        moreLength = new int[more];
+        moreLkey = new int[more];
+        moreMr = new MemoryRegion[more];
     }
 
     /** Capacity. */
     public int maxSge() {
-        return lkey.length;
+        return maxSge;
+    }
+
+    /** Entry {@code i}'s address. */
+    long addr(int i) {
+        return i == 0 ? addr0 : moreAddr[i - 1];
+    }
+
+    /** Entry {@code i}'s length. */
+    int length(int i) {
+        return i == 0 ? length0 : moreLength[i - 1];
+    }
+
+    /** Entry {@code i}'s local key. */
+    int lkey(int i) {
+        return i == 0 ? lkey0 : moreLkey[i - 1];
+    }
+
+    private MemoryRegion mr(int i) {
+        return i == 0 ? mr0 : moreMr[i - 1];
+    }
+
+    private void mr(int i, MemoryRegion r) {
+        if (i == 0) {
+            mr0 = r;
+        } else {
+            moreMr[i - 1] = r;
+        }
     }
 
     void clear() {
@@ -39,11 +76,19 @@ public final class SgList {
 
     /** Appends one entry; the caller has checked the capacity. */
     void add(long address, int len, int key) {
-        addr[count] = address;
-        length[count] = len;
-        lkey[count] = key;
-        mr[count] = null;
-        count++;
+        int i = count;
+        if (i == 0) {
+            addr0 = address;
+            length0 = len;
+            lkey0 = key;
+            mr0 = null;
+        } else {
+            moreAddr[i - 1] = address;
+            moreLength[i - 1] = len;
+            moreLkey[i - 1] = key;
+            moreMr[i - 1] = null;
+        }
+        count = i + 1;
         total += Integer.toUnsignedLong(len);
     }
 
@@ -66,11 +111,12 @@ public final class SgList {
      */
     AccessResult resolve(KeyTable keys, ProtectionDomain pd, int requiredAccess) {
         for (int i = 0; i < count; i++) {
-            if (length[i] == 0) {
+            int len = length(i);
+            if (len == 0) {
                 continue;
             }
-            MemoryRegion r = keys.lookup(lkey[i]);
-            AccessResult res = MemoryAccess.check(r, pd, addr[i], Integer.toUnsignedLong(length[i]), requiredAccess, 1);
+            MemoryRegion r = keys.lookup(lkey(i));
+            AccessResult res = MemoryAccess.check(r, pd, addr(i), Integer.toUnsignedLong(len), requiredAccess, 1);
             if (res == AccessResult.OK && !r.isValid()) {
                 res = AccessResult.INVALID_KEY; // deregistered between lookup and check
             }
@@ -78,7 +124,7 @@ public final class SgList {
                 release();
                 return res;
             }
-            mr[i] = r;
+            mr(i, r);
         }
         return AccessResult.OK;
     }
@@ -88,8 +134,9 @@ public final class SgList {
      * pins its region for the copy only, and fails if the region has been deregistered since.
      */
     void release() {
-        for (int i = 0; i < count; i++) {
-            mr[i] = null;
+        mr0 = null;
+        for (int i = 1; i < count; i++) {
+            moreMr[i - 1] = null;
         }
     }
 
@@ -113,21 +160,21 @@ public final class SgList {
     private boolean copy(long offset, ByteBuf buf, int index, int len, boolean intoMemory) {
         long skip = offset;
         for (int i = 0; len > 0 && i < count; i++) {
-            long l = Integer.toUnsignedLong(length[i]);
+            long l = Integer.toUnsignedLong(length(i));
             if (skip >= l) {
                 skip -= l;
                 continue;
             }
             int n = (int) Math.min(len, l - skip);
-            MemoryRegion r = mr[i];
+            MemoryRegion r = mr(i);
             if (!r.pin()) {
                 return false;
             }
             try {
                 if (intoMemory) {
-                    r.write(addr[i] + skip, buf, index, n);
+                    r.write(addr(i) + skip, buf, index, n);
                 } else {
-                    r.read(addr[i] + skip, buf, index, n);
+                    r.read(addr(i) + skip, buf, index, n);
                 }
             } finally {
                 r.unpin();
@@ -145,13 +192,13 @@ public final class SgList {
      */
     boolean putLong(long value) {
         for (int i = 0; i < count; i++) {
-            if (length[i] != 0) {
-                MemoryRegion r = mr[i];
+            if (length(i) != 0) {
+                MemoryRegion r = mr(i);
                 if (!r.pin()) {
                     return false;
                 }
                 try {
-                    r.putLong(addr[i], value);
+                    r.putLong(addr(i), value);
                 } finally {
                     r.unpin();
                 }
