@@ -108,8 +108,6 @@ final class Posting {
             w.invalidateRkey = wr.invalidateRkey();
             w.remoteAddr = wr.remoteAddr();
             w.rkey = wr.rkey();
-            w.compareAdd = wr.compareAdd();
-            w.swap = wr.swap();
             w.ah = wr.ah();
             w.remoteQpn = wr.remoteQpn();
             w.remoteQkey = wr.remoteQkey();
@@ -118,13 +116,9 @@ final class Posting {
             if (w.owner != qp) {
                 w.owner = qp;
             }
-            w.flushLength = wr.flushLength();
-            w.bindMwKey = wr.bindMwKey();
-            w.bindMrKey = wr.bindMrKey();
-            w.bindLength = wr.bindLength();
-            w.bindAccess = wr.bindAccess();
-            w.flushPlacement = wr.flushPlacement();
-            w.flushSelectivity = wr.flushSelectivity();
+            if (kind.isAtomic() || kind.isLocal() || kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
+                w.operands().copyFrom(wr); // the only posts that read them (SendWqe#operands)
+            }
             if (inline) {
                 copyInline(wr, w);
             } else {

@@ -564,8 +564,9 @@ final class Requester implements SendDriver {
         } else if (w.kind.operation() == Operation.FLUSH) {
             // A retry carries the same RETH as the first (rxe's retry loses the address: not copied).
             p.bth().psn(w.firstPsn).ackReq(true);
-            p.feth().set(w.flushSelectivity, w.flushPlacement);
-            p.reth().virtualAddress(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.flushLength);
+            SendWqe.Operands o = w.operands();
+            p.feth().set(o.flushSelectivity, o.flushPlacement);
+            p.reth().virtualAddress(w.remoteAddr).rkey(w.rkey).dmaLength((int) o.flushLength);
         } else if (w.kind.operation() == Operation.ATOMIC_WRITE) {
             p.bth().psn(w.firstPsn).ackReq(true);
             p.reth().virtualAddress(w.remoteAddr).rkey(w.rkey).dmaLength(8);
@@ -578,9 +579,10 @@ final class Requester implements SendDriver {
         } else {
             p.bth().psn(w.firstPsn).ackReq(true);
             boolean cas = w.kind.operation() == Operation.COMPARE_SWAP;
+            SendWqe.Operands o = w.operands();
             // Verbs naming: compare_add is CAS's compare value and FAA's addend (reference §2.4).
             p.atomicEth().virtualAddress(w.remoteAddr).rkey(w.rkey)
-                    .swapAdd(cas ? w.swap : w.compareAdd).compare(cas ? w.compareAdd : 0);
+                    .swapAdd(cas ? o.swap : o.compareAdd).compare(cas ? o.compareAdd : 0);
         }
         transmit(p, d);
         return true;
@@ -695,21 +697,21 @@ final class Requester implements SendDriver {
         var keys = qp.hca.keys();
         boolean bind = w.kind.completion() == io.rnic.verbs.WcOpcode.BIND_MW;
         String failure;
+        SendWqe.Operands o = w.operands();
         if (w.kind.completion() == io.rnic.verbs.WcOpcode.REG_MR) {
-            io.rnic.core.memory.FastRegion fr = keys.fastRegion(w.bindMrKey >>> 8);
-            failure = fr == null || fr.key() != w.bindMrKey ? "no fast-registration region has key 0x"
-                    + Integer.toHexString(w.bindMrKey) : keys.fastRegister(fr, w.rkey, w.remoteAddr, w.bindAccess, qp.pd);
+            io.rnic.core.memory.FastRegion fr = keys.fastRegion(o.bindMrKey >>> 8);
+            failure = fr == null || fr.key() != o.bindMrKey ? "no fast-registration region has key 0x"
+                    + Integer.toHexString(o.bindMrKey) : keys.fastRegister(fr, w.rkey, w.remoteAddr, o.bindAccess, qp.pd);
         } else if (bind) {
-            io.rnic.core.memory.MemoryWindow mw = keys.lookupWindow(w.bindMwKey);
+            io.rnic.core.memory.MemoryWindow mw = keys.lookupWindow(o.bindMwKey);
             if (mw == null) {
-                failure = "no memory window has key 0x" + Integer.toHexString(w.bindMwKey);
+                failure = "no memory window has key 0x" + Integer.toHexString(o.bindMwKey);
             } else if (mw.type() == 2 && qp.policy.headers().namesTargetSrq()) {
                 failure = "XRC has no type 2 memory windows (seed 001 §9.7.9.1)";
             } else {
-                io.rnic.core.memory.MemoryRegion mr = w.bindMrKey == 0 ? null : keys.lookup(w.bindMrKey);
-                failure = w.bindMrKey != 0 && mr == null ? "no memory region has key 0x" + Integer.toHexString(w.bindMrKey)
-                        : keys.bindWindow(mw, w.bindMwKey, mr, w.remoteAddr, w.bindLength, w.bindAccess, w.rkey, qp.qpn,
-                                qp.pd);
+                io.rnic.core.memory.MemoryRegion mr = o.bindMrKey == 0 ? null : keys.lookup(o.bindMrKey);
+                failure = o.bindMrKey != 0 && mr == null ? "no memory region has key 0x" + Integer.toHexString(o.bindMrKey)
+                        : keys.bindWindow(mw, o.bindMwKey, mr, w.remoteAddr, o.bindLength, o.bindAccess, w.rkey, qp.qpn, qp.pd);
             }
         } else {
             failure = keys.invalidateLocal(w.invalidateRkey, qp.pd);

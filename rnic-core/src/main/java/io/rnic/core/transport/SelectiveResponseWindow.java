@@ -109,13 +109,14 @@ final class SelectiveResponseWindow implements ResponseWindow {
             completer.fail(w, WcStatus.BAD_RESP_ERR);
             return;
         }
-        if (w.atomicAnswered) {
+        SendWqe.SelectiveResponses r = w.responses();
+        if (r.atomicAnswered) {
             qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
             return;
         }
-        w.atomicAnswered = true;
+        r.atomicAnswered = true;
         if (atomicAck) {
-            w.atomicOriginal = p.atomicAckEth().originalData();
+            r.atomicOriginal = p.atomicAckEth().originalData();
         }
         completer.progress();
         arrived(psn, w != completer.oldestSent());
@@ -158,7 +159,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
 
     /** A READ missing response packets, or an atomic, ATOMIC WRITE or FLUSH without its answer. */
     private static boolean awaitsAnswer(SendWqe w) {
-        return w.kind.isRead() ? w.responseCount < w.packets : w.kind.isReadOrAtomic() && !w.atomicAnswered;
+        return w.kind.isRead() ? w.responses().count < w.packets : w.kind.isReadOrAtomic() && !w.responses().atomicAnswered;
     }
 
     @Override
@@ -198,8 +199,9 @@ final class SelectiveResponseWindow implements ResponseWindow {
 
     private void read(SendWqe w, RocePacket p, int psn) {
         int index = Psn.forward(w.firstPsn, psn);
-        w.prepareResponseBits();
-        if (w.responseArrived(index)) {
+        SendWqe.SelectiveResponses r = w.responses();
+        r.prepare(w.packets);
+        if (r.arrived(index)) {
             qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
             return;
         }
@@ -215,8 +217,8 @@ final class SelectiveResponseWindow implements ResponseWindow {
             completer.fail(w, WcStatus.LOC_PROT_ERR); // its buffer was deregistered meanwhile
             return;
         }
-        boolean ahead = index > w.responsePrefix || w != completer.oldestSent();
-        w.markResponse(index);
+        boolean ahead = index > r.prefix || w != completer.oldestSent();
+        r.mark(index, w.packets);
         completer.progress();
         if (ahead) {
             qp.hca.counters().inc(Counter.OOO_READ_RESPONSES);
@@ -259,17 +261,19 @@ final class SelectiveResponseWindow implements ResponseWindow {
         SendWqe w;
         while ((w = completer.oldestSent()) != null) {
             if (w.kind.isRead()) {
-                if (w.responseCount < w.packets) {
-                    if (w.responsePrefix > 0) { // the in-order part of the oldest READ is acknowledged
-                        window.acknowledge(Psn.add(w.firstPsn, w.responsePrefix - 1));
+                SendWqe.SelectiveResponses r = w.responses();
+                if (r.count < w.packets) {
+                    if (r.prefix > 0) { // the in-order part of the oldest READ is acknowledged
+                        window.acknowledge(Psn.add(w.firstPsn, r.prefix - 1));
                     }
                     break;
                 }
             } else if (w.kind.isReadOrAtomic()) { // an atomic, ATOMIC WRITE or FLUSH: its one answer
-                if (!w.atomicAnswered) {
+                SendWqe.SelectiveResponses r = w.responses();
+                if (!r.atomicAnswered) {
                     break;
                 }
-                if (w.kind.isAtomic() && !w.sgl.putLong(w.atomicOriginal)) {
+                if (w.kind.isAtomic() && !w.sgl.putLong(r.atomicOriginal)) {
                     completer.fail(w, WcStatus.LOC_PROT_ERR);
                     return;
                 }
@@ -305,30 +309,31 @@ final class SelectiveResponseWindow implements ResponseWindow {
             if (!awaitsAnswer(w)) {
                 continue;
             }
+            SendWqe.SelectiveResponses r = w.responses();
             if (!w.kind.isRead()) {
                 // An atomic, ATOMIC WRITE or FLUSH without its answer: the request again (the
                 // responder answers it from its saved result, never executing it twice).
-                if (all || (w.rereadUpTo == 0 && seen && Psn.isAfter(highestSeen, w.firstPsn))) {
+                if (all || (r.rereadUpTo == 0 && seen && Psn.isAfter(highestSeen, w.firstPsn))) {
                     qp.requester.reissue(w);
                     qp.hca.counters().inc(Counter.SELECTIVE_REREADS);
-                    w.rereadUpTo = 1;
+                    r.rereadUpTo = 1;
                 }
                 if (all) {
                     return;
                 }
                 continue;
             }
-            w.prepareResponseBits();
+            r.prepare(w.packets);
             // A hole seen behind later responses is asked for once; only the quiet of a hole
             // timeout asks again (the re-read itself may be lost).
-            int k = all ? w.responsePrefix : Math.max(w.responsePrefix, w.rereadUpTo);
+            int k = all ? r.prefix : Math.max(r.prefix, r.rereadUpTo);
             while (k < w.packets) {
-                if (w.responseArrived(k)) {
+                if (r.arrived(k)) {
                     k++;
                     continue;
                 }
                 int start = k;
-                while (k < w.packets && !w.responseArrived(k)) {
+                while (k < w.packets && !r.arrived(k)) {
                     k++;
                 }
                 int end = k;
@@ -343,7 +348,7 @@ final class SelectiveResponseWindow implements ResponseWindow {
                 }
                 qp.requester.reread(w, start, end - start);
                 qp.hca.counters().inc(Counter.SELECTIVE_REREADS);
-                w.rereadUpTo = Math.max(w.rereadUpTo, end);
+                r.rereadUpTo = Math.max(r.rereadUpTo, end);
             }
             if (all) {
                 return; // the oldest READ missing pieces

@@ -50,22 +50,11 @@ public final class SendWqe {
     int invalidateRkey;
     long remoteAddr;
     int rkey;
-    long compareAdd;
-    long swap;
     /** The destination of a datagram WQE. */
     AddressHandle ah;
     int remoteQpn;
     /** The remote XRC SRQ (XRC initiator). */
     int remoteSrqn;
-    /** FLUSH: the range's length, placement type and selectivity (FETH). */
-    long flushLength;
-    /** BIND_MW: the window's current key, the region's key, the window's length and rights. */
-    int bindMwKey;
-    int bindMrKey;
-    long bindLength;
-    int bindAccess;
-    int flushPlacement;
-    int flushSelectivity;
     int remoteQkey;
     /** The local EE context an RD work request names. */
     int eecn;
@@ -99,16 +88,10 @@ public final class SendWqe {
     /** The message's send sequence number and, if it takes one, its receive WQE number (SRETH). */
     int ssn;
     int rwqeNumber;
-    // Selective loss recovery (seed 002): which response packets of a READ have arrived, and an
-    // atomic's answer that arrived while an earlier READ was still missing pieces.
-    private long[] responseBits;
-    int responseCount;
-    /** Response packets 0..responsePrefix-1 have all arrived. */
-    int responsePrefix;
-    boolean atomicAnswered;
-    long atomicOriginal;
-    /** Response packets before this index have been asked for again since the READ was sent. */
-    int rereadUpTo;
+    /** An atomic's, a FLUSH's or a local operation's operands; made at the slot's first such post. */
+    private Operands operands;
+    /** Selective loss recovery's record of a READ's or an atomic's answers; made at first use. */
+    private SelectiveResponses responses;
 
     SendWqe(int maxSge, int maxInline) {
         this.sgl = new SgList(maxSge);
@@ -132,8 +115,6 @@ public final class SendWqe {
         invalidateRkey = 0;
         remoteAddr = 0;
         rkey = 0;
-        compareAdd = 0;
-        swap = 0;
         ah = null;
         remoteQpn = 0;
         remoteQkey = 0;
@@ -149,36 +130,110 @@ public final class SendWqe {
         readPlaced = 0;
         readRetryPsn = -1;
         localChecked = false;
-        if (responseCount > 0 && responseBits != null) {
-            java.util.Arrays.fill(responseBits, 0);
+        if (responses != null) {
+            responses.reset();
         }
-        responseCount = 0;
-        responsePrefix = 0;
-        rereadUpTo = 0;
-        atomicAnswered = false;
     }
 
-    /** Makes room for one bit per response packet of this READ (kept for the slot's later READs). */
-    void prepareResponseBits() {
-        int words = (packets + 63) >>> 6;
-        if (responseBits == null || responseBits.length < words) {
-            long[] bigger = new long[Math.max(words, 1)];
-            if (responseBits != null) {
-                System.arraycopy(responseBits, 0, bigger, 0, responseBits.length);
+    /**
+     * The operands of an atomic, a FLUSH or a local operation. They live apart from the WQE, which
+     * most posts (SENDs, WRITEs, READs) then fill and read without touching them: a smaller slot
+     * is fewer cache lines per message. Only those operations read them, and each post of one
+     * sets them all ({@link Operands#copyFrom}), so another post's values never leak into it.
+     */
+    Operands operands() {
+        Operands o = operands;
+        if (o == null) {
+            o = new Operands();
+            operands = o;
+        }
+        return o;
+    }
+
+    /** Selective loss recovery's answers record (seed 002), made at the slot's first use. */
+    SelectiveResponses responses() {
+        SelectiveResponses r = responses;
+        if (r == null) {
+            r = new SelectiveResponses();
+            responses = r;
+        }
+        return r;
+    }
+
+    /** What an atomic, a FLUSH or a local operation carries beyond a SEND's or WRITE's fields. */
+    static final class Operands {
+        long compareAdd;
+        long swap;
+        /** FLUSH: the range's length, placement type and selectivity (FETH). */
+        long flushLength;
+        int flushPlacement;
+        int flushSelectivity;
+        /** BIND_MW: the window's current key, the region's key, the window's length and rights. */
+        int bindMwKey;
+        int bindMrKey;
+        long bindLength;
+        int bindAccess;
+
+        void copyFrom(io.rnic.verbs.SendWorkRequest wr) {
+            compareAdd = wr.compareAdd();
+            swap = wr.swap();
+            flushLength = wr.flushLength();
+            flushPlacement = wr.flushPlacement();
+            flushSelectivity = wr.flushSelectivity();
+            bindMwKey = wr.bindMwKey();
+            bindMrKey = wr.bindMrKey();
+            bindLength = wr.bindLength();
+            bindAccess = wr.bindAccess();
+        }
+    }
+
+    /**
+     * Selective loss recovery (seed 002): which response packets of a READ have arrived, and an
+     * atomic's answer that arrived while an earlier READ was still missing pieces.
+     */
+    static final class SelectiveResponses {
+        private long[] bits;
+        int count;
+        /** Response packets 0..prefix-1 have all arrived. */
+        int prefix;
+        boolean atomicAnswered;
+        long atomicOriginal;
+        /** Response packets before this index have been asked for again since the READ was sent. */
+        int rereadUpTo;
+
+        void reset() {
+            if (count > 0 && bits != null) {
+                java.util.Arrays.fill(bits, 0);
             }
-            responseBits = bigger;
+            count = 0;
+            prefix = 0;
+            rereadUpTo = 0;
+            atomicAnswered = false;
         }
-    }
 
-    boolean responseArrived(int index) {
-        return (responseBits[index >>> 6] & (1L << index)) != 0;
-    }
+        /** Makes room for a message of {@code packets} response packets (kept across posts). */
+        void prepare(int packets) {
+            int words = (packets + 63) >>> 6;
+            if (bits == null || bits.length < words) {
+                long[] bigger = new long[Math.max(words, 1)];
+                if (bits != null) {
+                    System.arraycopy(bits, 0, bigger, 0, bits.length);
+                }
+                bits = bigger;
+            }
+        }
 
-    void markResponse(int index) {
-        responseBits[index >>> 6] |= 1L << index;
-        responseCount++;
-        while (responsePrefix < packets && responseArrived(responsePrefix)) {
-            responsePrefix++;
+        boolean arrived(int index) {
+            return (bits[index >>> 6] & (1L << index)) != 0;
+        }
+
+        /** Records response packet {@code index} of a message of {@code packets}. */
+        void mark(int index, int packets) {
+            bits[index >>> 6] |= 1L << index;
+            count++;
+            while (prefix < packets && arrived(prefix)) {
+                prefix++;
+            }
         }
     }
 
@@ -212,7 +267,7 @@ public final class SendWqe {
             return 0;
         }
         if (kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
-            return flushLength;
+            return operands().flushLength;
         }
         return isInline() ? inlineLength : sgl.totalLength();
     }
