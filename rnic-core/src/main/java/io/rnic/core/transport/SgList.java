@@ -27,13 +27,18 @@ public final class SgList {
     int count;
     long total;
 
+    private static final long[] NO_ADDRESSES = {};
+    private static final int[] NO_INTS = {};
+    private static final MemoryRegion[] NO_REGIONS = {};
+
     SgList(int maxSge) {
         this.maxSge = maxSge;
         int more = Math.max(0, maxSge - 1);
-        moreAddr = new long[more];
-        moreLength = new int[more];
-        moreLkey = new int[more];
-        moreMr = new MemoryRegion[more];
+        // A list of one entry at most shares empty arrays (never written) with every other.
+        moreAddr = more == 0 ? NO_ADDRESSES : new long[more];
+        moreLength = more == 0 ? NO_INTS : new int[more];
+        moreLkey = more == 0 ? NO_INTS : new int[more];
+        moreMr = more == 0 ? NO_REGIONS : new MemoryRegion[more];
     }
 
     /** Capacity. */
