@@ -116,8 +116,8 @@ final class Posting {
             if (w.owner != qp) {
                 w.owner = qp;
             }
-            if (kind.isAtomic() || kind.isLocal() || kind.operation() == io.rnic.core.packet.Operation.FLUSH) {
-                w.operands().copyFrom(wr); // the only posts that read them (SendWqe#operands)
+            if (kind.carriesOperands()) {
+                w.operands().copyFrom(wr);
             }
             if (inline) {
                 copyInline(wr, w);

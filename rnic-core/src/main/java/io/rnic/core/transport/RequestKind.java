@@ -91,6 +91,15 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
         return operation == null;
     }
 
+    /**
+     * True if the work request's operands beyond a SEND's or WRITE's are read: an atomic's
+     * values, a FLUSH's range, a local operation's keys (the WQE keeps them apart, {@code
+     * SendWqe#operands}).
+     */
+    public boolean carriesOperands() {
+        return isAtomic() || isLocal() || operation == Operation.FLUSH;
+    }
+
     /** True for RDMA READ. */
     public boolean isRead() {
         return operation == Operation.RDMA_READ_REQUEST;

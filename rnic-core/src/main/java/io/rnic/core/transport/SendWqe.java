@@ -138,8 +138,9 @@ public final class SendWqe {
     /**
      * The operands of an atomic, a FLUSH or a local operation. They live apart from the WQE, which
      * most posts (SENDs, WRITEs, READs) then fill and read without touching them: a smaller slot
-     * is fewer cache lines per message. Only those operations read them, and each post of one
-     * sets them all ({@link Operands#copyFrom}), so another post's values never leak into it.
+     * is fewer cache lines per message. Only those operations read them ({@link
+     * RequestKind#carriesOperands}), and each post of one sets them all ({@link Operands#copyFrom}),
+     * so another post's values never leak into it.
      */
     Operands operands() {
         Operands o = operands;

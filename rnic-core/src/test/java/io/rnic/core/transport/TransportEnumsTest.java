@@ -100,4 +100,17 @@ class TransportEnumsTest {
         assertEquals("transport retry counter exceeded", WcStatus.RETRY_EXC_ERR.text());
         assertEquals("TM software rendezvous", WcStatus.TM_RNDV_INCOMPLETE.text());
     }
+
+    /** The WQE keeps atomic, FLUSH and local-operation operands apart: exactly those kinds read them. */
+    @Test
+    void onlyAtomicsFlushAndLocalOperationsCarryOperands() {
+        java.util.Set<WrOpcode> carrying = java.util.EnumSet.of(WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD,
+                WrOpcode.FLUSH, WrOpcode.BIND_MW, WrOpcode.LOCAL_INV, WrOpcode.REG_MR);
+        for (WrOpcode op : WrOpcode.values()) {
+            RequestKind k = RequestKind.of(op);
+            if (k != null) {
+                assertEquals(carrying.contains(op), k.carriesOperands(), op.toString());
+            }
+        }
+    }
 }
