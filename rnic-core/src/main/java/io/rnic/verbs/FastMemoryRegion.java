@@ -70,11 +70,14 @@ public final class FastMemoryRegion implements AutoCloseable {
         return pd;
     }
 
-    /** Frees the region and any registration in force. Closing it again does nothing. */
+    /**
+     * Frees the region and any registration in force, on the device's protocol thread as
+     * {@link MemoryRegion#close()} deregisters. Closing it again does nothing.
+     */
     @Override
     public void close() {
         if (!closed) {
-            pd.device().hca().keys().deallocateFastRegion(core);
+            pd.device().changeKeys(() -> pd.device().hca().keys().deallocateFastRegion(core));
             closed = true;
         }
     }

@@ -74,13 +74,17 @@ public final class MemoryRegion implements AutoCloseable {
     /**
      * Deregisters the region ({@code ibv_dereg_mr}). Its keys stop resolving: local work that
      * still names them completes with LOC_PROT_ERR, and a peer's request gets a Remote Access
-     * Error NAK. Deregistration waits at most for the copy of one packet's bytes in progress; no
-     * message, however long, keeps the region registered. Closing it again does nothing.
+     * Error NAK. Deregistration runs on the device's protocol thread between two packets and
+     * waits for it there; no message, however long, keeps the region registered. Closing it again
+     * does nothing.
+     *
+     * @throws IllegalStateException if the device is driven by its application's thread (invoker
+     *     threading) and this is another thread, as for every change a QP's protocol must see
      */
     @Override
     public void close() {
         if (!closed) {
-            pd.device().hca().keys().deregister(core);
+            pd.device().changeKeys(() -> pd.device().hca().keys().deregister(core));
             closed = true;
         }
     }

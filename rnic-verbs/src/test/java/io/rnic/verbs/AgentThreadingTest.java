@@ -140,11 +140,68 @@ class AgentThreadingTest {
             Throwable t = other.get();
             assertTrue(t instanceof IllegalStateException && t.getMessage().contains("invoker"), String.valueOf(t));
             assertEquals(QpState.RESET, qp.state(), "nothing changed");
+            MemoryRegion mr = qp.pd().registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+            Throwable dereg = CompletableFuture.supplyAsync(() -> {
+                try {
+                    mr.close();
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            }).get();
+            assertTrue(dereg instanceof IllegalStateException && dereg.getMessage().contains("invoker"), String.valueOf(dereg));
+            assertTrue(d.hca().keys().lookup(mr.lkey()) != null, "still registered");
+            mr.close();
+            assertEquals(null, d.hca().keys().lookup(mr.lkey()), "deregistered from its own thread");
             qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             assertEquals(QpState.INIT, qp.state(), "from its own thread it works");
             qp.close();
         } finally {
             invoker.close();
+        }
+    }
+
+    /**
+     * Deregistration is a command the protocol thread runs between packets, so its copies need
+     * only check a region's validity, not pin it with an atomic instruction per packet: while that
+     * thread is busy, another thread's close waits and the region stays registered.
+     */
+    @Test
+    void deregistrationWaitsForTheProtocolThreadAndRunsOnIt() throws Exception {
+        try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.204").agent(HcaAgent.dedicated(HcaAgent.Idle.BLOCK))
+                .open())) {
+            MemoryRegion mr = d.allocPd().registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+            java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<String> seenOnProtocolThread = new CompletableFuture<>();
+            d.wire().scheduler().execute(() -> {
+                busy.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                seenOnProtocolThread.complete(d.hca().keys().lookup(mr.lkey()) != null ? "registered" : "deregistered");
+            });
+            busy.await();
+            Thread closer = new Thread(mr::close, "closer");
+            boolean closedEarly;
+            try {
+                closer.start();
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (closer.getState() != Thread.State.WAITING && closer.getState() != Thread.State.TIMED_WAITING
+                        && closer.getState() != Thread.State.TERMINATED && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                closedEarly = !closer.isAlive();
+            } finally {
+                release.countDown(); // the protocol thread goes on whatever the outcome
+            }
+            closer.join(10_000);
+            assertTrue(!closedEarly, "close returned while the protocol thread was busy");
+            assertEquals("registered", seenOnProtocolThread.get(), "nothing deregistered behind the protocol thread");
+            assertTrue(!closer.isAlive(), "close returned once the protocol thread was free");
+            assertEquals(null, d.hca().keys().lookup(mr.lkey()));
         }
     }
 

@@ -14,11 +14,13 @@ import java.util.random.RandomGenerator;
  * differs from the previous key byte used at the same index, so a stale key of a deregistered
  * region never finds the region that reuses its index. Freed indices are reused lowest first.
  *
- * <p>Thread-safety: {@link #register}, {@link #deregister} and {@link #allocateAddress} may run on
- * any thread (they synchronize on the table); {@link #lookup} takes no lock and allocates nothing,
- * so the protocol thread may call it per packet. A lookup racing with a deregistration may still
- * return the region; it is then no longer {@link MemoryRegion#isValid() valid} and
- * {@link MemoryRegion#pin()} fails.
+ * <p>Thread-safety: {@link #register} and {@link #allocateAddress} may run on any thread (they
+ * synchronize on the table). {@link #deregister}, {@link #deallocateFastRegion} and
+ * {@link #invalidateFast} synchronize too, but run on the device's protocol thread (or when none
+ * runs), so that thread's copies only check {@link MemoryRegion#isValid()}. {@link #lookup} takes no
+ * lock and allocates nothing, so the protocol thread may call it per packet. A lookup on another
+ * thread racing with a deregistration may still return the region; it is then no longer valid
+ * and {@link MemoryRegion#pin()} fails.
  */
 public final class KeyTable {
     /** The largest MR index (rxe: MRs use indices 1 .. 2^19, memory windows the ones above). */
@@ -463,8 +465,9 @@ public final class KeyTable {
     }
 
     /**
-     * Deregisters {@code mr}: invalidates it (waiting for a copy in progress to finish, never for
-     * a request that merely named the region), frees its index for reuse and releases its PD.
+     * Deregisters {@code mr}, on the protocol thread (or when none runs): invalidates it (waiting
+     * for another thread's copy in progress to finish, never for a request that merely named the
+     * region), frees its index for reuse and releases its PD.
      *
      * @throws IllegalStateException if {@code mr} is not registered in this table, or already deregistered
      */

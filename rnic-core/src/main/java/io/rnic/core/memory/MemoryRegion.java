@@ -26,9 +26,11 @@ import java.lang.invoke.VarHandle;
  * the region, which serialises them against each other; plain {@link #read}/{@link #write} are not
  * atomic with respect to them (as with real RDMA, mixing the two on the same bytes is a race).
  *
- * <p><b>Lifetime.</b> An operation that uses the region {@link #pin()}s it first and
- * {@link #unpin()}s it when done; {@link KeyTable#deregister} refuses while any pin is held.
- * After deregistration {@link #isValid()} is false and {@link #pin()} fails.
+ * <p><b>Lifetime.</b> Deregistration and invalidation run on the protocol thread of the region's
+ * HCA (or when none runs), between two packets, so a copy there only checks {@link #isValid()}
+ * first. A copy on any other thread (an inline post's) {@link #pin()}s the region and
+ * {@link #unpin()}s it when done, and invalidation waits for such pins. After deregistration
+ * {@link #isValid()} is false and {@link #pin()} fails.
  */
 public final class MemoryRegion {
     /** Pin state meaning "deregistered"; any value {@code >= 0} is the number of pins. */
@@ -332,8 +334,9 @@ public final class MemoryRegion {
     }
 
     /**
-     * Marks the region as used by one access in progress (a packet's copy), which deregistration
-     * waits for; release it with {@link #unpin()} as soon as the copy is done.
+     * Marks the region as used by one copy in progress on a thread other than the protocol
+     * thread (an inline post's), which invalidation waits for; release it with {@link #unpin()}
+     * as soon as the copy is done. The protocol thread checks {@link #isValid()} instead.
      *
      * @return false if the region has already been deregistered (the operation must treat the
      *     key as invalid)
@@ -369,16 +372,20 @@ public final class MemoryRegion {
         return Math.max(pins, 0);
     }
 
-    /** True until the region is deregistered. */
+    /**
+     * True until the region is deregistered. On the protocol thread this is all a copy needs to
+     * check: invalidation runs on that thread too, so none can come between the check and the copy.
+     */
     public boolean isValid() {
         return pins != DEREGISTERED;
     }
 
     /**
-     * Invalidates the region: later {@link #pin()}s fail, so every later access through it fails
-     * its check. A pin is held only while one packet's bytes are being copied, so this waits at
-     * most for that copy to finish (rxe's deregistration waits for the references of the packet
-     * being processed in the same way); no message, however long, holds the region.
+     * Invalidates the region: later {@link #pin()}s and {@link #isValid()} checks fail, so every
+     * later access through it fails its check. Called on the protocol thread (or when none runs),
+     * it comes between packets; it waits only for a pin held by another thread's copy, which lasts
+     * one copy (rxe's deregistration waits for the references of the packet being processed in
+     * the same way). No message, however long, holds the region.
      *
      * @return false if the region was already invalid
      */

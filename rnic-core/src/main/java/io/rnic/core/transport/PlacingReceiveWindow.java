@@ -65,14 +65,10 @@ final class PlacingReceiveWindow extends ReorderReceiveWindow {
         }
         AccessResult r = qp.hca.keys().resolveRemote(x.key(), responder.target().pd(), qp.qpn, x.address() + offset, len,
                 AccessFlags.REMOTE_WRITE, 1, remoteKey);
-        if (r != AccessResult.OK || !remoteKey.mr.pin()) {
+        if (r != AccessResult.OK || !remoteKey.mr.isValid()) {
             return false;
         }
-        try {
-            remoteKey.mr.write(remoteKey.va, p.buffer(), p.payloadOffset(), len);
-        } finally {
-            remoteKey.mr.unpin();
-        }
+        remoteKey.mr.write(remoteKey.va, p.buffer(), p.payloadOffset(), len);
         return true;
     }
 

@@ -105,7 +105,7 @@ final class ReadResponseStream {
     /**
      * Answers the READ of resource {@code r} whose request has PSN {@code fromPsn} and asks for
      * {@code [va, va + length)} (the original, or a subset a duplicate asks for), with data from
-     * {@code mr} (pinned chunk by chunk while its bytes are copied; a region deregistered
+     * {@code mr} (checked chunk by chunk before its bytes are copied; a region deregistered
      * meanwhile ends the stream, seed 000 §3.3.2.2 rule 4): at once if nothing is streaming, else
      * after what is.
      */
@@ -242,22 +242,12 @@ final class ReadResponseStream {
     }
 
     private int sendPackets(int budget) {
-        if (mr != null && !mr.pin()) {
+        if (mr != null && !mr.isValid()) {
             // Deregistered while the READ was answered: no more responses (rule 4); the
             // requester's retry then meets an invalid key.
             interrupt(false);
             return 0;
         }
-        try {
-            return sendPinned(budget);
-        } finally {
-            if (mr != null) {
-                mr.unpin();
-            }
-        }
-    }
-
-    private int sendPinned(int budget) {
         int stop = Math.min(packets, next + budget);
         int sent = 0;
         for (; next < stop; next++) {

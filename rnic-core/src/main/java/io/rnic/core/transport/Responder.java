@@ -88,9 +88,9 @@ final class Responder {
     private long writeLength;
 
     private ResponderError error;
-    /** The region a READ being answered was checked against (pinned), or null for length 0. */
+    /** The region a READ being answered was checked against (valid then), or null for length 0. */
     private MemoryRegion readMr;
-    /** The region an atomic being executed was checked against (pinned). */
+    /** The region an atomic being executed was checked against (valid then). */
     private MemoryRegion atomicMr;
     /** Where the READ or atomic being executed accesses its region (a window's address translated). */
     private long readVa;
@@ -472,8 +472,7 @@ final class Responder {
                         remoteKey);
                 mr = remoteKey.mr;
                 at = remoteKey.va;
-                // A WRITE pins its region packet by packet (execute); a READ for this packet only.
-                if (r != AccessResult.OK || (o == Operation.RDMA_READ_REQUEST ? !mr.pin() : !mr.isValid())) {
+                if (r != AccessResult.OK || !mr.isValid()) {
                     return error(ResponderError.REMOTE_ACCESS);
                 }
             }
@@ -499,7 +498,7 @@ final class Responder {
             long va = wholeRegion && mr != null ? mr.va() : p.reth().virtualAddress();
             long len = wholeRegion ? 0 : Integer.toUnsignedLong(p.reth().dmaLength());
             AccessResult r = MemoryAccess.check(mr, target.pd(), va, len, flushAccess(p.feth().placementType()), 1);
-            if (r != AccessResult.OK || !mr.pin()) {
+            if (r != AccessResult.OK || !mr.isValid()) {
                 return error(ResponderError.REMOTE_ACCESS);
             }
             atomicMr = mr;
@@ -528,7 +527,7 @@ final class Responder {
 
     /**
      * The 8-byte target of an atomic or ATOMIC WRITE: aligned (else Invalid Request, as rxe), then
-     * the R_Key (a region's, or a window's translated) with {@code access}; pinned for the execution.
+     * the R_Key (a region's, or a window's translated) with {@code access}; checked valid for the execution.
      */
     private State checkEightBytes(int rkey, long va, int access, State next) {
         if ((va & 7) != 0) {
@@ -538,7 +537,7 @@ final class Responder {
         if (r != AccessResult.OK) {
             return error(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
         }
-        if (!remoteKey.mr.pin()) {
+        if (!remoteKey.mr.isValid()) {
             return error(ResponderError.REMOTE_ACCESS);
         }
         atomicMr = remoteKey.mr;
@@ -567,16 +566,12 @@ final class Responder {
             }
             case RDMA_WRITE -> {
                 if (len > 0) {
-                    // Pinned for this packet's copy only: a region deregistered since the WRITE
-                    // began fails the rest of it (the old key no longer grants access).
-                    if (!writeMr.pin()) {
+                    // Checked packet by packet: a region deregistered since the WRITE began fails
+                    // the rest of it (the old key no longer grants access).
+                    if (!writeMr.isValid()) {
                         return error(ResponderError.REMOTE_ACCESS);
                     }
-                    try {
-                        writeMr.write(writeVa, p.buffer(), p.payloadOffset(), len);
-                    } finally {
-                        writeMr.unpin();
-                    }
+                    writeMr.write(writeVa, p.buffer(), p.payloadOffset(), len);
                 }
                 writeVa += len;
                 writeRemaining -= len;
@@ -649,13 +644,7 @@ final class Responder {
         window.advance(packets);
         MemoryRegion mr = readMr;
         readMr = null;
-        try {
-            sendReadResponses(r, psn, readVa, len, mr);
-        } finally {
-            if (mr != null) {
-                mr.unpin();
-            }
-        }
+        sendReadResponses(r, psn, readVa, len, mr);
         return State.DONE;
     }
 
@@ -684,15 +673,11 @@ final class Responder {
         MemoryRegion mr = atomicMr;
         atomicMr = null;
         long original;
-        try {
-            // Atomics on one device are serialised (reference §8.3).
-            synchronized (qp.hca.atomicLock()) {
-                original = p.opcode().operation() == Operation.COMPARE_SWAP
-                        ? mr.compareAndSwap(atomicVa, p.atomicEth().compare(), p.atomicEth().swapAdd())
-                        : mr.fetchAndAdd(atomicVa, p.atomicEth().swapAdd());
-            }
-        } finally {
-            mr.unpin();
+        // Atomics on one device are serialised (reference §8.3).
+        synchronized (qp.hca.atomicLock()) {
+            original = p.opcode().operation() == Operation.COMPARE_SWAP
+                    ? mr.compareAndSwap(atomicVa, p.atomicEth().compare(), p.atomicEth().swapAdd())
+                    : mr.fetchAndAdd(atomicVa, p.atomicEth().swapAdd());
         }
         qp.hca.counters().inc(Counter.ATOMICS_EXECUTED);
         ResponderResource r = resources.allocate();
@@ -719,13 +704,9 @@ final class Responder {
         long va = p.reth().virtualAddress();
         MemoryRegion mr = atomicMr;
         atomicMr = null;
-        try {
-            long bytes = p.buffer().getLongLE(p.payloadOffset()); // memory order on both ends: no swap
-            synchronized (qp.hca.atomicLock()) {
-                mr.putLong(atomicVa, bytes);
-            }
-        } finally {
-            mr.unpin();
+        long bytes = p.buffer().getLongLE(p.payloadOffset()); // memory order on both ends: no swap
+        synchronized (qp.hca.atomicLock()) {
+            mr.putLong(atomicVa, bytes);
         }
         qp.hca.counters().inc(Counter.ATOMIC_WRITES_EXECUTED);
         answerWithoutData(psn);
@@ -742,14 +723,10 @@ final class Responder {
         int psn = p.bth().psn();
         MemoryRegion mr = atomicMr;
         atomicMr = null;
-        try {
-            java.lang.invoke.VarHandle.fullFence();
-            if ((p.feth().placementType() & 2) != 0) {
-                boolean whole = p.feth().selectivity() == 1;
-                mr.persist(p.reth().virtualAddress(), whole ? -1 : Integer.toUnsignedLong(p.reth().dmaLength()));
-            }
-        } finally {
-            mr.unpin();
+        java.lang.invoke.VarHandle.fullFence();
+        if ((p.feth().placementType() & 2) != 0) {
+            boolean whole = p.feth().selectivity() == 1;
+            mr.persist(p.reth().virtualAddress(), whole ? -1 : Integer.toUnsignedLong(p.reth().dmaLength()));
         }
         qp.hca.counters().inc(Counter.FLUSHES_EXECUTED);
         answerWithoutData(psn);
@@ -960,18 +937,12 @@ final class Responder {
                     remoteKey);
             mr = remoteKey.mr;
             at = remoteKey.va;
-            if (check != AccessResult.OK || !mr.pin()) {
+            if (check != AccessResult.OK || !mr.isValid()) {
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
                 return State.DONE;
             }
         }
-        try {
-            sendReadResponses(r, psn, at, len, mr);
-        } finally {
-            if (mr != null) {
-                mr.unpin();
-            }
-        }
+        sendReadResponses(r, psn, at, len, mr);
         return State.DONE;
     }
 

@@ -136,7 +136,7 @@ public final class SgList {
 
     /**
      * Forgets the regions {@link #resolve} found. They are not held between accesses: each copy
-     * pins its region for the copy only, and fails if the region has been deregistered since.
+     * checks its region is still registered, and fails if it has been deregistered since.
      */
     void release() {
         mr0 = null;
@@ -161,7 +161,10 @@ public final class SgList {
         return copy(offset, src, srcIndex, len, true);
     }
 
-    /** Walks the entries from {@code offset} and copies between them and {@code buf}, each piece under a pin. */
+    /**
+     * Walks the entries from {@code offset} and copies between them and {@code buf}, each piece
+     * only if its region is still registered (protocol thread: see {@link MemoryRegion#isValid}).
+     */
     private boolean copy(long offset, ByteBuf buf, int index, int len, boolean intoMemory) {
         long skip = offset;
         for (int i = 0; len > 0 && i < count; i++) {
@@ -172,17 +175,13 @@ public final class SgList {
             }
             int n = (int) Math.min(len, l - skip);
             MemoryRegion r = mr(i);
-            if (!r.pin()) {
+            if (!r.isValid()) {
                 return false;
             }
-            try {
-                if (intoMemory) {
-                    r.write(addr(i) + skip, buf, index, n);
-                } else {
-                    r.read(addr(i) + skip, buf, index, n);
-                }
-            } finally {
-                r.unpin();
+            if (intoMemory) {
+                r.write(addr(i) + skip, buf, index, n);
+            } else {
+                r.read(addr(i) + skip, buf, index, n);
             }
             index += n;
             len -= n;
@@ -199,14 +198,10 @@ public final class SgList {
         for (int i = 0; i < count; i++) {
             if (length(i) != 0) {
                 MemoryRegion r = mr(i);
-                if (!r.pin()) {
+                if (!r.isValid()) {
                     return false;
                 }
-                try {
-                    r.putLong(addr(i), value);
-                } finally {
-                    r.unpin();
-                }
+                r.putLong(addr(i), value);
                 return true;
             }
         }

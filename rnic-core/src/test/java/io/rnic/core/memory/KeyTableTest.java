@@ -145,7 +145,7 @@ class KeyTableTest {
     void deregistrationWaitsForTheCopyInProgressThenSucceeds() throws Exception {
         KeyTable t = new KeyTable(new SplittableRandom(5));
         MemoryRegion mr = register(t);
-        assertTrue(mr.pin()); // a packet's copy in progress
+        assertTrue(mr.pin()); // an inline post's copy in progress on another thread
         java.util.concurrent.CompletableFuture<Void> dereg = java.util.concurrent.CompletableFuture.runAsync(() -> t.deregister(mr));
         assertFalse(dereg.isDone(), "it cannot finish while the copy holds the region");
         mr.unpin();
