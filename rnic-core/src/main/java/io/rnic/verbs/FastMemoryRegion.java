@@ -77,7 +77,7 @@ public final class FastMemoryRegion implements AutoCloseable {
     @Override
     public void close() {
         if (!closed) {
-            pd.device().changeKeys(() -> pd.device().hca().keys().deallocateFastRegion(core));
+            pd.device().onProtocolThreadWhileOpen(() -> pd.device().hca().keys().deallocateFastRegion(core));
             closed = true;
         }
     }

@@ -84,7 +84,9 @@ public final class MemoryRegion implements AutoCloseable {
     @Override
     public void close() {
         if (!closed) {
-            pd.device().changeKeys(() -> pd.device().hca().keys().deregister(core));
+            // On the protocol thread, between two packets: its copies then need only check that a
+            // region is valid, not pin it with an atomic instruction per packet.
+            pd.device().onProtocolThreadWhileOpen(() -> pd.device().hca().keys().deregister(core));
             closed = true;
         }
     }

@@ -329,25 +329,17 @@ public final class RdmaDevice implements AutoCloseable {
         });
     }
 
-    /** Destroys a QP or EE context on the protocol thread, or at once if the device is closed (none runs). */
+    /** Destroys a QP or EE context on the protocol thread, or at once if the device is closed. */
     void destroy(io.rnic.core.transport.QpContext context) {
-        if (closed) {
-            context.destroy(); // the protocol thread is gone: nothing else touches the context now
-            return;
-        }
-        onProtocolThread(() -> {
-            context.destroy();
-            return null;
-        });
+        onProtocolThreadWhileOpen(context::destroy);
     }
 
     /**
-     * Runs a change to the device's keys on the protocol thread, or at once if the device is
-     * closed: the protocol thread then never copies to or from a region while it is deregistered,
-     * so its copies check the region once ({@code isValid}) instead of pinning it, an atomic
-     * instruction per packet. A NIC serialises its memory-key commands with its data path alike.
+     * Runs {@code change} on the protocol thread, waiting for it, or at once if the device is
+     * closed: no protocol thread runs then, so nothing else touches what it changes. A QP's
+     * teardown and a memory key's deregistration come this way, between two packets.
      */
-    void changeKeys(Runnable change) {
+    void onProtocolThreadWhileOpen(Runnable change) {
         if (closed) {
             change.run();
             return;
