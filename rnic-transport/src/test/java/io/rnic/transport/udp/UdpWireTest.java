@@ -158,6 +158,35 @@ class UdpWireTest {
     }
 
     /**
+     * A pooled source-port socket is connected to the first peer it sends to (the kernel keeps
+     * the route with it); flows sharing it still reach other peers, from the same source port.
+     */
+    @Test
+    void aPooledSocketConnectsToItsFirstPeerAndStillReachesOthers() {
+        try (UdpWire a = UdpWire.bind("127.0.79.24").open();
+             UdpWire b = UdpWire.bind("127.0.79.25").open();
+             UdpWire c = UdpWire.bind("127.0.79.26").open()) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.isNative(), "only native epoll sends directly");
+            List<String> got = Collections.synchronizedList(new ArrayList<>());
+            b.receiver((p, s, d) -> got.add("b:" + s.getPort() + ":" + p.readableBytes()));
+            c.receiver((p, s, d) -> got.add("c:" + s.getPort() + ":" + p.readableBytes()));
+            int port = a.openFlow(0xC123);
+            assertEquals(0xC123, port);
+            assertEquals(null, a.connectedPeer(port), "connected at its first send, not before");
+            a.send(Unpooled.directBuffer().writeZero(16), port, b.localAddress());
+            assertTrue(Await.until(() -> got.size() == 1, 10_000_000_000L));
+            assertEquals(b.localAddress(), a.connectedPeer(port));
+            a.send(Unpooled.directBuffer().writeZero(20), port, c.localAddress());
+            assertTrue(Await.until(() -> got.size() == 2, 10_000_000_000L));
+            a.send(Unpooled.directBuffer().writeZero(24), port, b.localAddress());
+            assertTrue(Await.until(() -> got.size() == 3, 10_000_000_000L));
+            assertEquals(List.of("b:" + port + ":16", "c:" + port + ":20", "b:" + port + ":24"), got);
+            assertEquals(b.localAddress(), a.connectedPeer(port), "the first peer keeps the connection");
+            assertEquals(0, a.counters().sendErrors());
+        }
+    }
+
+    /**
      * A GSO train's segment size stays set on the socket it left from (a socket option, set for
      * the direct send); a later single datagram longer than that segment must still leave whole,
      * and a train of another size with its own segments.
