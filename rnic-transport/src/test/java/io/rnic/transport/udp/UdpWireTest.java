@@ -187,6 +187,52 @@ class UdpWireTest {
     }
 
     /**
+     * A connected socket hears its peer's port-unreachable errors, which an unconnected one
+     * ignores: they are counted, and neither close the socket nor stop its later sends.
+     */
+    @Test
+    void aPooledSocketOutlivesItsPeerGoingAwayAndComingBack() {
+        try (UdpWire a = UdpWire.bind("127.0.79.27").open()) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.isNative(), "only native epoll sends directly");
+            InetSocketAddress peer = new InetSocketAddress("127.0.79.28", 4791);
+            List<Integer> got = Collections.synchronizedList(new ArrayList<>());
+            int port = a.openFlow(0xC124);
+            try (UdpWire b = UdpWire.bind("127.0.79.28").open()) {
+                b.receiver((p, s, d) -> got.add(p.readableBytes()));
+                a.send(Unpooled.directBuffer().writeZero(16), port, peer);
+                assertTrue(Await.until(() -> got.size() == 1, 10_000_000_000L));
+            }
+            assertEquals(peer, a.connectedPeer(port));
+            // Nobody on the port: the kernel answers with ICMP port unreachable, which the
+            // connected socket reports on its next send or read.
+            assertTrue(Await.until(everyMillisecond(() -> a.send(Unpooled.directBuffer().writeZero(16), port, peer),
+                    () -> a.counters().sendErrors() > 0), 10_000_000_000L), "no port-unreachable error reported");
+            try (UdpWire b = UdpWire.bind("127.0.79.28").open()) {
+                b.receiver((p, s, d) -> got.add(p.readableBytes()));
+                assertTrue(Await.until(everyMillisecond(() -> a.send(Unpooled.directBuffer().writeZero(20), port, peer),
+                        () -> got.contains(20)), 10_000_000_000L), "the socket sends again once its peer is back");
+            }
+            assertEquals(peer, a.connectedPeer(port));
+        }
+    }
+
+    /** A condition that runs {@code action} first, at most once a millisecond, while it is false. */
+    private static java.util.function.BooleanSupplier everyMillisecond(Runnable action, java.util.function.BooleanSupplier done) {
+        long[] next = {System.nanoTime()};
+        return () -> {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            long now = System.nanoTime();
+            if (now - next[0] >= 0) {
+                next[0] = now + 1_000_000;
+                action.run();
+            }
+            return false;
+        };
+    }
+
+    /**
      * A GSO train's segment size stays set on the socket it left from (a socket option, set for
      * the direct send); a later single datagram longer than that segment must still leave whole,
      * and a train of another size with its own segments.
