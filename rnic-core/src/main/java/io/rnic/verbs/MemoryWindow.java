@@ -76,13 +76,19 @@ public final class MemoryWindow implements AutoCloseable {
 
     /**
      * Deallocates the window ({@code ibv_dealloc_mw}), bound or not: its key never grants access
-     * again. Closing it again does nothing.
+     * again. As deregistration does, it runs on the device's protocol thread between two packets
+     * and waits for it there, so no access that checked the window before it still copies after
+     * it returns, and no bind the QP is executing meanwhile can bind it again. Closing it again
+     * does nothing.
+     *
+     * @throws IllegalStateException if the device is driven by its application's thread (invoker
+     *     threading) and this is another thread, as for every change a QP's protocol must see
      */
     @Override
     public void close() {
         if (!closed) {
+            pd.device().onProtocolThreadWhileOpen(() -> pd.device().hca().keys().deallocateWindow(core));
             closed = true;
-            pd.device().hca().keys().deallocateWindow(core);
         }
     }
 

@@ -153,6 +153,19 @@ class AgentThreadingTest {
             assertTrue(d.hca().keys().lookup(mr.lkey()) != null, "still registered");
             mr.close();
             assertEquals(null, d.hca().keys().lookup(mr.lkey()), "deregistered from its own thread");
+            MemoryWindow mw = qp.pd().allocMw(2);
+            Throwable dealloc = CompletableFuture.supplyAsync(() -> {
+                try {
+                    mw.close();
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            }).get();
+            assertTrue(dealloc instanceof IllegalStateException && dealloc.getMessage().contains("invoker"), String.valueOf(dealloc));
+            assertTrue(d.hca().keys().lookupWindow(mw.rkey()) != null, "still allocated");
+            mw.close();
+            assertEquals(null, d.hca().keys().lookupWindow(mw.rkey()), "deallocated from its own thread");
             qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             assertEquals(QpState.INIT, qp.state(), "from its own thread it works");
             qp.close();
@@ -171,38 +184,57 @@ class AgentThreadingTest {
         try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.204").agent(HcaAgent.dedicated(HcaAgent.Idle.BLOCK))
                 .open())) {
             MemoryRegion mr = d.allocPd().registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
-            java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-            CompletableFuture<String> seenOnProtocolThread = new CompletableFuture<>();
-            d.wire().scheduler().execute(() -> {
-                busy.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                seenOnProtocolThread.complete(d.hca().keys().lookup(mr.lkey()) != null ? "registered" : "deregistered");
-            });
-            busy.await();
-            Thread closer = new Thread(mr::close, "closer");
-            boolean closedEarly;
-            try {
-                closer.start();
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (closer.getState() != Thread.State.WAITING && closer.getState() != Thread.State.TIMED_WAITING
-                        && closer.getState() != Thread.State.TERMINATED && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-                closedEarly = !closer.isAlive();
-            } finally {
-                release.countDown(); // the protocol thread goes on whatever the outcome
-            }
-            closer.join(10_000);
-            assertTrue(!closedEarly, "close returned while the protocol thread was busy");
-            assertEquals("registered", seenOnProtocolThread.get(), "nothing deregistered behind the protocol thread");
-            assertTrue(!closer.isAlive(), "close returned once the protocol thread was free");
-            assertEquals(null, d.hca().keys().lookup(mr.lkey()));
+            closeWaitsForTheProtocolThread(d, mr::close, () -> d.hca().keys().lookup(mr.lkey()) != null);
         }
+    }
+
+    /**
+     * A window's deallocation is such a command too: an access that checked the window, or a bind
+     * of it under way, finishes before it, and none follows it.
+     */
+    @Test
+    void windowDeallocationWaitsForTheProtocolThreadAndRunsOnIt() throws Exception {
+        try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.205").agent(HcaAgent.dedicated(HcaAgent.Idle.BLOCK))
+                .open())) {
+            MemoryWindow mw = d.allocPd().allocMw(2);
+            closeWaitsForTheProtocolThread(d, mw::close, () -> d.hca().keys().lookupWindow(mw.rkey()) != null);
+        }
+    }
+
+    /** While the protocol thread is busy, {@code close} on another thread waits, and {@code present} stays true until it runs. */
+    private static void closeWaitsForTheProtocolThread(RdmaDevice d, Runnable close, java.util.function.BooleanSupplier present)
+            throws Exception {
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<Boolean> presentOnProtocolThread = new CompletableFuture<>();
+        d.wire().scheduler().execute(() -> {
+            busy.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            presentOnProtocolThread.complete(present.getAsBoolean());
+        });
+        busy.await();
+        Thread closer = new Thread(close, "closer");
+        boolean closedEarly;
+        try {
+            closer.start();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (closer.getState() != Thread.State.WAITING && closer.getState() != Thread.State.TIMED_WAITING
+                    && closer.getState() != Thread.State.TERMINATED && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            closedEarly = !closer.isAlive();
+        } finally {
+            release.countDown(); // the protocol thread goes on whatever the outcome
+        }
+        closer.join(10_000);
+        assertTrue(!closedEarly, "close returned while the protocol thread was busy");
+        assertTrue(presentOnProtocolThread.get(), "nothing taken away behind the protocol thread");
+        assertTrue(!closer.isAlive(), "close returned once the protocol thread was free");
+        assertTrue(!present.getAsBoolean(), "gone once close returned");
     }
 
     @Test
