@@ -129,39 +129,18 @@ class AgentThreadingTest {
         HcaAgent invoker = HcaAgent.invoker(HcaAgent.Idle.BACKOFF);
         try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.200").agent(invoker).open())) {
             QueuePair qp = d.allocPd().createQp(QpInitAttributes.rc(d.createCq(4), d.createCq(4)));
-            CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
-                try {
-                    qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
-                    return null;
-                } catch (RuntimeException e) {
-                    return e;
-                }
-            });
-            Throwable t = other.get();
+            Throwable t = thrownOnAnotherThread(
+                    () -> qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0)));
             assertTrue(t instanceof IllegalStateException && t.getMessage().contains("invoker"), String.valueOf(t));
             assertEquals(QpState.RESET, qp.state(), "nothing changed");
             MemoryRegion mr = qp.pd().registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
-            Throwable dereg = CompletableFuture.supplyAsync(() -> {
-                try {
-                    mr.close();
-                    return null;
-                } catch (RuntimeException e) {
-                    return e;
-                }
-            }).get();
+            Throwable dereg = thrownOnAnotherThread(mr::close);
             assertTrue(dereg instanceof IllegalStateException && dereg.getMessage().contains("invoker"), String.valueOf(dereg));
             assertTrue(d.hca().keys().lookup(mr.lkey()) != null, "still registered");
             mr.close();
             assertEquals(null, d.hca().keys().lookup(mr.lkey()), "deregistered from its own thread");
             MemoryWindow mw = qp.pd().allocMw(2);
-            Throwable dealloc = CompletableFuture.supplyAsync(() -> {
-                try {
-                    mw.close();
-                    return null;
-                } catch (RuntimeException e) {
-                    return e;
-                }
-            }).get();
+            Throwable dealloc = thrownOnAnotherThread(mw::close);
             assertTrue(dealloc instanceof IllegalStateException && dealloc.getMessage().contains("invoker"), String.valueOf(dealloc));
             assertTrue(d.hca().keys().lookupWindow(mw.rkey()) != null, "still allocated");
             mw.close();
@@ -172,6 +151,18 @@ class AgentThreadingTest {
         } finally {
             invoker.close();
         }
+    }
+
+    /** What {@code call} throws when run on a thread other than the caller's, or null. */
+    private static Throwable thrownOnAnotherThread(Runnable call) throws Exception {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                call.run();
+                return (Throwable) null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        }).get();
     }
 
     /**
