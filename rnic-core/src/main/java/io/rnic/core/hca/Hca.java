@@ -12,6 +12,7 @@ import io.rnic.core.packet.PacketEncoder;
 import io.rnic.core.packet.PseudoHeader;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.time.Scheduler;
+import io.rnic.core.wire.PacketSink;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.Counter;
 import io.rnic.verbs.Counters;

@@ -1,7 +1,6 @@
 package io.rnic.core.wire;
 
 import io.netty.buffer.ByteBuf;
-import io.rnic.core.hca.PacketSink;
 import io.rnic.core.time.Scheduler;
 import java.net.InetSocketAddress;
 

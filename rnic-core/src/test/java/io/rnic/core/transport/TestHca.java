@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.rnic.core.hca.Hca;
 import io.rnic.core.hca.HcaLimits;
-import io.rnic.core.hca.PacketSink;
+import io.rnic.core.wire.PacketSink;
 import io.rnic.core.memory.PKeyTable;
 import io.rnic.core.time.Scheduler;
 import io.rnic.verbs.AsyncEvent;

@@ -1,4 +1,4 @@
-package io.rnic.core.hca;
+package io.rnic.core.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -6,7 +6,7 @@ import java.net.InetSocketAddress;
 
 /**
  * Where the protocol core sends its packets, seen from the core, which knows nothing of sockets.
- * A wire (the simulated network, UDP) implements it and is handed to the {@link Hca} when the
+ * A wire (the simulated network, UDP) implements it and is handed to the device's HCA when the
  * device opens; nothing in between adapts it.
  */
 public interface PacketSink {
