@@ -33,6 +33,7 @@ public final class RecvWorkRequest extends WorkRequest {
      * @param length the length in bytes
      * @param lkey the local key of the memory region holding the buffer
      * @return {@code this}
+     * @throws IllegalArgumentException if {@code length} is negative
      */
     public RecvWorkRequest sge(long address, int length, int lkey) {
         sges.add(address, length, lkey);

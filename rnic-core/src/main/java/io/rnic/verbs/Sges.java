@@ -13,6 +13,10 @@ final class Sges {
     int count;
 
     void add(long address, int len, int key) {
+        if (len < 0) {
+            throw new IllegalArgumentException("an SGE's length is a byte count from 0 to 2^31 - 1; " + len
+                    + " is negative");
+        }
         if (count == addr.length) {
             addr = Arrays.copyOf(addr, count * 2);
             length = Arrays.copyOf(length, count * 2);

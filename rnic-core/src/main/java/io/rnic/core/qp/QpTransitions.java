@@ -234,6 +234,53 @@ public final class QpTransitions {
         return row == null ? null : row[to.ordinal()];
     }
 
+    /**
+     * The shortest sequence of legal transitions from {@code from} to {@code to}, both included,
+     * or an empty list if none leads there.
+     */
+    public static List<QpState> legalPath(QpType type, QpState from, QpState to) {
+        QpState[] states = QpState.values();
+        QpState[] previous = new QpState[states.length];
+        boolean[] seen = new boolean[states.length];
+        java.util.ArrayDeque<QpState> queue = new java.util.ArrayDeque<>();
+        queue.add(from);
+        seen[from.ordinal()] = true;
+        while (!queue.isEmpty()) {
+            QpState s = queue.poll();
+            for (QpState next : states) {
+                if (!seen[next.ordinal()] && next != s && isLegal(type, s, next)) {
+                    seen[next.ordinal()] = true;
+                    previous[next.ordinal()] = s;
+                    queue.add(next);
+                }
+            }
+        }
+        if (from == to || !seen[to.ordinal()]) {
+            return List.of();
+        }
+        java.util.LinkedList<QpState> path = new java.util.LinkedList<>();
+        for (QpState s = to; s != null; s = previous[s.ordinal()]) {
+            path.addFirst(s);
+        }
+        return List.copyOf(path);
+    }
+
+    /** What to do instead of an illegal transition: the legal path there, or why there is none. */
+    private static String hint(QpType type, QpState from, QpState to) {
+        if (from == to) {
+            return "; a " + type + " QP in " + from + " takes no attribute change without a state change";
+        }
+        List<QpState> path = legalPath(type, from, to);
+        if (path.isEmpty()) {
+            return "; no sequence of legal transitions leads from " + from + " to " + to;
+        }
+        StringBuilder sb = new StringBuilder("; the legal path is ");
+        for (int i = 0; i < path.size(); i++) {
+            sb.append(i == 0 ? "" : " -> ").append(path.get(i));
+        }
+        return sb.toString();
+    }
+
     /** True if {@code from -> to} is a legal transition for {@code type}. */
     public static boolean isLegal(QpType type, QpState from, QpState to) {
         return rule(type, from, to) != null;
@@ -284,7 +331,8 @@ public final class QpTransitions {
         String transition = current + " -> " + to + " for " + type;
         Rule rule = rule(type, current, to);
         if (rule == null) {
-            throw new IllegalArgumentException(current + " -> " + to + " is not a legal transition for " + type);
+            throw new IllegalArgumentException(current + " -> " + to + " is not a legal transition for " + type
+                    + hint(type, current, to));
         }
         if ((mask & CUR_STATE) != 0 && current != RTR && current != RTS && current != SQD && current != SQE) {
             throw new IllegalArgumentException(transition

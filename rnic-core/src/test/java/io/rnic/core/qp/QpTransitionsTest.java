@@ -283,13 +283,27 @@ class QpTransitionsTest {
         assertNull(QpTransitions.rule(type, from, to));
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
                 () -> QpTransitions.validate(type, from, validAttrs(from, to), QpAttrMask.STATE, LIMITS));
-        assertEquals(from + " -> " + to + " is not a legal transition for " + type, x.getMessage());
+        assertTrue(x.getMessage().startsWith(from + " -> " + to + " is not a legal transition for " + type + "; "),
+                x.getMessage());
         if (from == to) {
             // An attribute change without STATE is the same row and is refused the same way.
             IllegalArgumentException y = assertThrows(IllegalArgumentException.class,
                     () -> QpTransitions.validate(type, from, validAttrs(from, to), 0, LIMITS));
             assertTrue(y.getMessage().contains("is not a legal transition"), y.getMessage());
         }
+    }
+
+    @Test
+    void anIllegalTransitionNamesTheLegalPath() {
+        QpAttributes a = new QpAttributes().state(QpState.RTS);
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> QpTransitions.validate(QpType.RC, QpState.RESET, a, a.mask(), LIMITS));
+        assertEquals("RESET -> RTS is not a legal transition for RC; the legal path is RESET -> INIT -> RTR -> RTS",
+                x.getMessage());
+        assertEquals(java.util.List.of(QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS),
+                QpTransitions.legalPath(QpType.RC, QpState.RESET, QpState.RTS));
+        assertEquals(java.util.List.of(QpState.RESET, QpState.INIT, QpState.ERR),
+                QpTransitions.legalPath(QpType.RC, QpState.RESET, QpState.ERR));
     }
 
     @Test
@@ -385,7 +399,8 @@ class QpTransitionsTest {
         QpAttributes c = new QpAttributes().qkey(3);
         IllegalArgumentException y = assertThrows(IllegalArgumentException.class,
                 () -> QpTransitions.validate(QpType.UD, QpState.RTR, c, c.mask(), LIMITS));
-        assertEquals("RTR -> RTR is not a legal transition for UD", y.getMessage());
+        assertEquals("RTR -> RTR is not a legal transition for UD; a UD QP in RTR takes no attribute change without a "
+                + "state change", y.getMessage());
     }
 
     // ---------------------------------------------------------------- ranges
