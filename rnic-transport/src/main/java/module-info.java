@@ -1,6 +1,7 @@
 /**
  * The wires an rnic device sends through: the deterministic simulated network
- * ({@code io.rnic.transport.sim}), RoCEv2 over UDP with Netty ({@code io.rnic.transport.udp}),
+ * ({@code io.rnic.transport.sim}) and the parts of its datacenter fabric
+ * ({@code io.rnic.transport.fabric}), RoCEv2 over UDP with Netty ({@code io.rnic.transport.udp}),
  * seeded fault models ({@code io.rnic.transport.fault}) and pcap capture
  * ({@code io.rnic.transport.pcap}).
  *
@@ -16,6 +17,7 @@ module io.rnic.transport {
     requires org.slf4j;
 
     exports io.rnic.transport;
+    exports io.rnic.transport.fabric;
     exports io.rnic.transport.fault;
     exports io.rnic.transport.pcap;
     exports io.rnic.transport.sim;
