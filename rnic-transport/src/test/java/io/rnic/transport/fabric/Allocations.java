@@ -1,5 +1,7 @@
 package io.rnic.transport.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.lang.management.ManagementFactory;
 
 /** Heap bytes allocated by the current thread (HotSpot's ThreadMXBean extension). */
@@ -22,5 +24,15 @@ final class Allocations {
             body.run();
         }
         return BEAN.getThreadAllocatedBytes(tid) - before;
+    }
+
+    /**
+     * Asserts that {@code body} allocates nothing per call: fewer bytes than calls over
+     * {@code times} calls, as any object is at least 16 bytes. A few hundred or thousand bytes
+     * in the window (the JIT, the measuring itself) are not per call.
+     */
+    static void assertNonePerCall(int times, Runnable body) {
+        long bytes = bytes(times, body);
+        assertTrue(bytes < times, bytes + " bytes allocated in " + times + " calls");
     }
 }

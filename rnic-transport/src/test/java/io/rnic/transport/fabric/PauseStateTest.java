@@ -124,12 +124,11 @@ class PauseStateTest {
         int[] pause = quanta(P3, 0xFFFF);
         int[] resume = quanta(P3, 0);
         long[] now = {0};
-        long bytes = Allocations.bytes(100_000, () -> {
+        Allocations.assertNonePerCall(100_000, () -> {
             now[0] += 1_000;
             s.apply(1 << P3, (now[0] & 1_000) == 0 ? pause : resume, now[0], G100);
             now[0] += s.pausedMask(now[0]);
         });
-        assertTrue(bytes < 1024, bytes + " bytes allocated");
     }
 
     // ---------------------------------------------------------------------------------------
