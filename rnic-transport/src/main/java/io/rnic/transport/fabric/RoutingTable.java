@@ -163,14 +163,18 @@ final class RoutingTable {
      * The port on which {@code node} forwards a packet for host {@code dstHost}: the
      * candidate at {@code Integer.remainderUnsigned(hash, count)} among the equal-cost next
      * hops, as HPCC's switch picks {@code hash % nexthops.size()}. -1 if the host is
-     * unreachable from {@code node} (or is {@code node}). Allocation-free.
+     * unreachable from {@code node}, is {@code node}, or is not a host. Allocation-free.
      *
      * @param node    a switch (or a host, whose candidates are its links towards the destination)
      * @param dstHost the destination's node id
      * @param hash    the flow's hash ({@link Murmur3}), or any value when spraying
      */
     int choose(int node, int dstHost, int hash) {
-        int cell = node * hostCount + hostIndex[dstHost];
+        int h = hostIndex[dstHost];
+        if (h < 0) {
+            return -1; // a switch is no destination: the caller drops (and counts) the packet
+        }
+        int cell = node * hostCount + h;
         int from = start[cell];
         int count = start[cell + 1] - from;
         if (count == 0) {

@@ -112,6 +112,7 @@ class RoutingTableTest {
         assertEquals(-1, r.distance(0, 2));
         assertEquals(-1, r.choose(2, 2, 0), "a host is no hop from itself");
         assertEquals(3, r.choose(4, 3, 7), "the others are still reachable");
+        assertEquals(-1, r.choose(0, 4, 7), "a switch is not a destination");
     }
 
     /**
