@@ -84,6 +84,12 @@ public final class QpContext {
     /** The Q_Key of a datagram QP. */
     int qkey;
     boolean destroyed;
+    /**
+     * Whether the responder (at RTR) and the requester (at RTS) have started since the last
+     * RESET: from then on {@link #query} reports their live PSNs. Protocol thread.
+     */
+    boolean responderStarted;
+    boolean requesterStarted;
 
     private QpContext(Hca hca, int qpn, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
                       CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, RddContext rdd,
@@ -346,10 +352,22 @@ public final class QpContext {
         return pkey;
     }
 
-    /** A copy of the attributes in force. Owner thread. */
+    /**
+     * A copy of the attributes in force, with the live PSNs ({@code ibv_query_qp}, as rxe
+     * reports them): {@code sq_psn} is the PSN the requester's next new packet takes once it has
+     * started (RTS), {@code rq_psn} the responder's expected PSN once it has started (RTR); before
+     * that, the values the last modify set. Owner thread: the PSNs are the protocol thread's, and
+     * reading them there costs the packets nothing.
+     */
     public QpAttributes query(QpAttributes out) {
         out.copyFrom(attrs);
         out.state(state);
+        if (requesterStarted) {
+            out.sqPsn(rel.sendWindow.next());
+        }
+        if (responderStarted) {
+            out.rqPsn(rel.receiveWindow.expected());
+        }
         return out;
     }
 
@@ -421,6 +439,11 @@ public final class QpContext {
         if (rdd != null) {
             rdd.detach();
         }
+    }
+
+    /** False for an RD QP, whose PSNs are those of the EE contexts that carry its messages. */
+    boolean keepsOwnPsns() {
+        return !policy.destination().throughEeContext();
     }
 
     /** The send side of an RD QP. */
