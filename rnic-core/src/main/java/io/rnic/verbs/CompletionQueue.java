@@ -126,7 +126,7 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws IllegalStateException if a QP still uses it as send or receive CQ (close the QPs first)
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

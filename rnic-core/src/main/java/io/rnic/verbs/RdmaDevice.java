@@ -39,9 +39,12 @@ public final class RdmaDevice implements AutoCloseable {
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
-    /** The device's open QPs and its CQs, for close. */
+    /**
+     * The device's open QPs and its CQs, for close: sets, so that creating or closing one costs
+     * the same however many the device has.
+     */
     private final java.util.Set<QueuePair> queuePairs = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final List<CompletionQueue> completionQueues = new CopyOnWriteArrayList<>();
+    private final java.util.Set<CompletionQueue> completionQueues = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private RdmaDevice(Wire wire, DeviceConfig config) {
         this.wire = wire;
@@ -178,8 +181,9 @@ public final class RdmaDevice implements AutoCloseable {
      */
     public DeviceAttributes queryDevice() {
         var l = config.limits();
-        return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCqe(), l.maxCqe(), l.maxMr(),
-                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16, l.maxQpWr(), l.maxSge());
+        return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCq(), l.maxCqe(), l.maxMr(),
+                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), l.maxPd(), l.maxQpWr(), l.maxSge(), l.maxSrq(),
+                l.maxAh());
     }
 
     /**
@@ -207,10 +211,12 @@ public final class RdmaDevice implements AutoCloseable {
      * Allocates a protection domain ({@code ibv_alloc_pd}).
      *
      * @return the new PD
-     * @throws IllegalStateException if the device is closed
+     * @throws IllegalStateException if the device is closed, or has all the PDs it may have
+     *     ({@code max_pd})
      */
     public ProtectionDomain allocPd() {
         checkOpen();
+        hca.reserve(io.rnic.core.hca.DeviceResource.PD);
         return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
     }
 
@@ -268,7 +274,8 @@ public final class RdmaDevice implements AutoCloseable {
      * @param cqe the capacity, 1 to the device's {@code max_cqe}
      * @return the new CQ
      * @throws IllegalArgumentException if {@code cqe} is out of range
-     * @throws IllegalStateException if the device is closed
+     * @throws IllegalStateException if the device is closed, or has all the CQs it may have
+     *     ({@code max_cq})
      */
     public CompletionQueue createCq(int cqe) {
         return createCq(cqe, null);
@@ -283,14 +290,22 @@ public final class RdmaDevice implements AutoCloseable {
      *                {@code null} for none
      * @return the new CQ
      * @throws IllegalArgumentException if {@code cqe} is out of range
-     * @throws IllegalStateException if the device is closed
+     * @throws IllegalStateException if the device is closed, or has all the CQs it may have
+     *     ({@code max_cq})
      */
     public CompletionQueue createCq(int cqe, CompletionChannel channel) {
         checkOpen();
         if (cqe < 1 || cqe > config.limits().maxCqe()) {
             throw new IllegalArgumentException("cqe " + cqe + " is outside 1.." + config.limits().maxCqe());
         }
-        io.rnic.core.transport.CompletionQueue core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+        hca.reserve(io.rnic.core.hca.DeviceResource.CQ); // the ring below is the CQ's memory: counted first
+        io.rnic.core.transport.CompletionQueue core;
+        try {
+            core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+        } catch (RuntimeException | Error e) {
+            hca.release(io.rnic.core.hca.DeviceResource.CQ);
+            throw e;
+        }
         core.overflowHandler(q -> hca.raise(new AsyncEvent(AsyncEvent.Type.CQ_ERR, q.id(),
                 "completion queue " + q.id() + " overflowed (" + q.capacity() + " entries)")));
         if (channel != null) {
@@ -492,8 +507,11 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
+    /** A CQ was destroyed: it is no longer the device's to wake at close, nor counted against max_cq. */
     void forget(CompletionQueue cq) {
-        completionQueues.remove(cq);
+        if (completionQueues.remove(cq)) {
+            hca.release(io.rnic.core.hca.DeviceResource.CQ);
+        }
     }
 
     void forget(QueuePair qp) {

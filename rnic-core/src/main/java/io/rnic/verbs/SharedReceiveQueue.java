@@ -14,6 +14,7 @@ import io.rnic.core.transport.SrqContext;
 public final class SharedReceiveQueue implements AutoCloseable {
     private final ProtectionDomain pd;
     final SrqContext core;
+    private boolean closed;
 
     SharedReceiveQueue(ProtectionDomain pd, SrqContext core) {
         this.pd = pd;
@@ -114,11 +115,18 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * Destroys the queue ({@code ibv_destroy_srq}).
      *
+     * Closing it again does nothing.
+     *
      * @throws IllegalStateException while a QP created with it exists (as the kernel's EBUSY)
      */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
         core.destroy();
+        closed = true;
+        pd.device().hca().release(io.rnic.core.hca.DeviceResource.SRQ);
     }
 
     @Override
