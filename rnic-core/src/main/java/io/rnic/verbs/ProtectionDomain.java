@@ -153,9 +153,8 @@ public final class ProtectionDomain implements AutoCloseable {
         QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core,
                 init.recvCq() == null ? null : init.recvCq().core,
                 init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
-        QueuePair created = new QueuePair(device, this, init, qp);
-        device.remember(created);
-        return created;
+        device.remember(qp);
+        return new QueuePair(device, this, init, qp);
     }
 
     /**
@@ -189,9 +188,8 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         QpContext qp = QpContext.createRd(device.hca(), core, init.sendCq().core, init.recvCq().core, init.caps(),
                 init.srq() == null ? null : init.srq().core, init.signalAll(), rdd.core);
-        QueuePair created = new QueuePair(device, this, init, qp);
-        device.remember(created);
-        return created;
+        device.remember(qp);
+        return new QueuePair(device, this, init, qp);
     }
 
     /**
@@ -292,6 +290,7 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     private void checkOpen() {
+        device.checkOpen(); // a closed device's PD makes nothing, whatever it is asked for
         if (closed) {
             throw new IllegalStateException("protection domain " + core.id() + " is closed");
         }

@@ -41,7 +41,8 @@ public final class QueuePair implements AutoCloseable {
     /**
      * The QP's current state, without a round trip to the protocol thread. A QP that fails moves
      * to ERR before its flushed completions are visible, so a thread that polled an error
-     * completion reads ERR here.
+     * completion reads ERR here. Once its device is closed, a QP reads ERR, whatever state it was
+     * in: the close flushed it, on every wire.
      *
      * @return the current state
      */
@@ -228,7 +229,7 @@ public final class QueuePair implements AutoCloseable {
             return;
         }
         closed = true;
-        device.forget(this);
+        device.forget(core);
         device.destroy(core);
     }
 

@@ -40,10 +40,11 @@ public final class RdmaDevice implements AutoCloseable {
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     /**
-     * The device's open QPs and its CQs, for close: sets, so that creating or closing one costs
-     * the same however many the device has.
+     * The device's QPs and EE contexts not destroyed, and its CQs, for close: sets, so that
+     * creating or closing one costs the same however many the device has.
      */
-    private final java.util.Set<QueuePair> queuePairs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<io.rnic.core.transport.QpContext> contexts =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.Set<CompletionQueue> completionQueues = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private RdmaDevice(Wire wire, DeviceConfig config) {
@@ -474,10 +475,17 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /**
-     * Closes the device and its wire. Work still outstanding on its QPs completes with
-     * WR_FLUSH_ERR first (the QPs move to ERR, as on a real device being removed), threads
-     * waiting on its completion queues wake, and every object of the device can still be closed
-     * afterwards (using one for anything else throws {@link IllegalStateException}).
+     * Closes the device and its wire, as a device being removed: every QP and EE context of the
+     * device moves to ERR, whatever its state, so that the work they hold completes with
+     * WR_FLUSH_ERR before this returns; threads waiting on its completion queues wake.
+     * Afterwards every object of the device can still be closed, its completion queues can be
+     * polled for what the close flushed, and what describes the device ({@link #queryDevice},
+     * {@link #queryPort}, {@link #counters}, a QP's {@code state()}) still answers; every other
+     * use of the device or one of its objects throws {@link IllegalStateException} naming the
+     * closed device.
+     *
+     * <p>On a device driven by its application's thread, the flush runs only if that thread
+     * closes it: another thread's close cannot reach the protocol, and only closes the wire.
      */
     @Override
     public void close() {
@@ -485,14 +493,15 @@ public final class RdmaDevice implements AutoCloseable {
             return;
         }
         closed = true;
-        List<QueuePair> open = List.copyOf(queuePairs);
+        List<io.rnic.core.transport.QpContext> open = List.copyOf(contexts);
         if (!open.isEmpty() && (!wire.callerDriven() || wire.scheduler().inOwnerThread())) {
             try {
                 onProtocolThread(() -> {
-                    io.rnic.verbs.QpAttributes toError = new io.rnic.verbs.QpAttributes().state(io.rnic.verbs.QpState.ERR);
-                    for (QueuePair qp : open) {
-                        if (qp.core.state() != io.rnic.verbs.QpState.ERR && !qp.isClosed()) {
-                            qp.core.modify(toError, io.rnic.verbs.QpAttrMask.STATE);
+                    for (io.rnic.core.transport.QpContext qp : open) {
+                        try {
+                            qp.deviceClosed();
+                        } catch (RuntimeException e) { // one QP's failure leaves the others to flush
+                            hca.counters().inc(Counter.INTERNAL_ERRORS);
                         }
                     }
                     return null;
@@ -514,12 +523,14 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
-    void forget(QueuePair qp) {
-        queuePairs.remove(qp);
+    /** A QP or EE context was destroyed: the close has nothing to flush on it. */
+    void forget(io.rnic.core.transport.QpContext qp) {
+        contexts.remove(qp);
     }
 
-    void remember(QueuePair qp) {
-        queuePairs.add(qp);
+    /** A QP or EE context was created: the close will move it to ERR. */
+    void remember(io.rnic.core.transport.QpContext qp) {
+        contexts.add(qp);
     }
 
     @Override

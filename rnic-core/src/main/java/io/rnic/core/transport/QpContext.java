@@ -446,6 +446,20 @@ public final class QpContext {
         return !policy.destination().throughEeContext();
     }
 
+    /**
+     * The device is closing (protocol thread, or when none runs): the QP moves to ERR from
+     * whatever state it is in, as on a device being removed, so the work it holds completes,
+     * flushed. A destroyed QP holds nothing.
+     */
+    public void deviceClosed() {
+        if (destroyed) {
+            return;
+        }
+        if (state != QpState.ERR) {
+            moveToError(null);
+        }
+    }
+
     /** The send side of an RD QP. */
     RdQpSender rdSender() {
         return (RdQpSender) sendDriver;
