@@ -40,6 +40,11 @@ public final class RdmaDevice implements AutoCloseable {
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     /**
+     * Orders the close against what must not overlap it: a QP or EE context joining the device
+     * (it would miss the close's flush), and a change run at once because the device is closed.
+     */
+    private final Object closeLock = new Object();
+    /**
      * The device's QPs and EE contexts not destroyed, and its CQs, for close: sets, so that
      * creating or closing one costs the same however many the device has.
      */
@@ -357,7 +362,9 @@ public final class RdmaDevice implements AutoCloseable {
      */
     void onProtocolThreadWhileOpen(Runnable change) {
         if (closed) {
-            change.run();
+            synchronized (closeLock) { // not in the middle of the close's flush
+                change.run();
+            }
             return;
         }
         onProtocolThread(() -> {
@@ -476,8 +483,9 @@ public final class RdmaDevice implements AutoCloseable {
 
     /**
      * Closes the device and its wire, as a device being removed: every QP and EE context of the
-     * device moves to ERR, whatever its state, so that the work they hold completes with
-     * WR_FLUSH_ERR before this returns; threads waiting on its completion queues wake.
+     * device moves to ERR, whatever its state, so that every work request they accepted
+     * completes with WR_FLUSH_ERR before this returns (a post racing the close either comes
+     * first and is flushed, or throws); threads waiting on its completion queues wake.
      * Afterwards every object of the device can still be closed, its completion queues can be
      * polled for what the close flushed, and what describes the device ({@link #queryDevice},
      * {@link #queryPort}, {@link #counters}, a QP's {@code state()}) still answers; every other
@@ -489,19 +497,25 @@ public final class RdmaDevice implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        List<io.rnic.core.transport.QpContext> open;
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = List.copyOf(contexts);
         }
-        closed = true;
-        List<io.rnic.core.transport.QpContext> open = List.copyOf(contexts);
+        String reason = "device " + gid() + " is closed";
         if (!open.isEmpty() && (!wire.callerDriven() || wire.scheduler().inOwnerThread())) {
             try {
                 onProtocolThread(() -> {
-                    for (io.rnic.core.transport.QpContext qp : open) {
-                        try {
-                            qp.deviceClosed();
-                        } catch (RuntimeException e) { // one QP's failure leaves the others to flush
-                            hca.counters().inc(Counter.INTERNAL_ERRORS);
+                    synchronized (closeLock) {
+                        for (io.rnic.core.transport.QpContext qp : open) {
+                            try {
+                                qp.deviceClosed(reason);
+                            } catch (RuntimeException e) { // one QP's failure leaves the others to flush
+                                hca.counters().inc(Counter.INTERNAL_ERRORS);
+                            }
                         }
                     }
                     return null;
@@ -528,9 +542,21 @@ public final class RdmaDevice implements AutoCloseable {
         contexts.remove(qp);
     }
 
-    /** A QP or EE context was created: the close will move it to ERR. */
+    /**
+     * A QP or EE context was created: the close will move it to ERR. One created while the device
+     * closed is destroyed again at once, and its creation refused.
+     *
+     * @throws IllegalStateException if the device is closed
+     */
     void remember(io.rnic.core.transport.QpContext qp) {
-        contexts.add(qp);
+        synchronized (closeLock) {
+            if (!closed) {
+                contexts.add(qp);
+                return;
+            }
+        }
+        onProtocolThreadWhileOpen(qp::destroy);
+        checkOpen();
     }
 
     @Override

@@ -90,6 +90,12 @@ public final class QpContext {
      */
     boolean responderStarted;
     boolean requesterStarted;
+    /**
+     * Why posts are refused from now on (the QP destroyed, its device closed), or null. Written and
+     * read under the send queue's lock, so a post either is published before the refusal, and the
+     * flush or the destruction that follows finds it, or throws.
+     */
+    String postsRefused;
 
     private QpContext(Hca hca, int qpn, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
                       CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, RddContext rdd,
@@ -418,6 +424,7 @@ public final class QpContext {
         if (destroyed) {
             return;
         }
+        refusePosts((ee != null ? "EE context 0x" : "QP 0x") + Integer.toHexString(qpn) + " is destroyed");
         destroyed = true;
         modify.reset();
         hca.detach(qpn);
@@ -446,17 +453,31 @@ public final class QpContext {
         return !policy.destination().throughEeContext();
     }
 
+    /** Refuses every later post, send or receive, with {@code reason}; see {@link #postsRefused}. */
+    private void refusePosts(String reason) {
+        synchronized (sq) {
+            postsRefused = reason;
+        }
+        rq.refusePosts(reason);
+    }
+
     /**
-     * The device is closing (protocol thread, or when none runs): the QP moves to ERR from
-     * whatever state it is in, as on a device being removed, so the work it holds completes,
-     * flushed. A destroyed QP holds nothing.
+     * The device is closing (protocol thread, or when none runs): later posts are refused with
+     * {@code reason}, and the QP moves to ERR from whatever state it is in, as on a device being
+     * removed, so every work request it accepted completes, flushed; a QP already in ERR flushes
+     * what was posted since. A destroyed QP holds nothing.
      */
-    public void deviceClosed() {
+    public void deviceClosed(String reason) {
+        refusePosts(reason);
         if (destroyed) {
             return;
         }
         if (state != QpState.ERR) {
             moveToError(null);
+        } else {
+            // Posts accepted in ERR are flushed by their doorbell, which may never run now.
+            completions.flushSend();
+            rq.flushPosted(this);
         }
     }
 
