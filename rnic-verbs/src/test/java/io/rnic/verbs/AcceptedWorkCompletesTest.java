@@ -77,6 +77,82 @@ class AcceptedWorkCompletesTest {
         }
     }
 
+    /**
+     * The other window, held open on purpose over UDP: a post that has passed its checks waits
+     * for its send queue's lock (held here by another thread, as a slower poster would) while the
+     * device closes. It used to publish after the close's flush and ring a doorbell that no
+     * thread would ever run, so it was accepted and never completed; now the close refuses posts
+     * under that same lock, so the post either comes first and is flushed, or throws.
+     */
+    @Test
+    void aPostCaughtBetweenItsChecksAndItsQueueWhileTheDeviceClosesThrowsOrIsFlushed() throws Exception {
+        UdpWire wire = UdpWire.bind("127.0.197.250").open();
+        RdmaDevice d = RdmaDevice.open(wire);
+        try {
+            ProtectionDomain pd = d.allocPd();
+            CompletionQueue cq = d.createCq(16);
+            MemoryRegion mr = pd.registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+            QueuePair qp = pd.createQp(QpInitAttributes.rc(cq, cq));
+            Connections.connect(qp, Connections.local(qp, 1, mr), new ConnectionInfo(
+                    Gid.of(java.net.InetAddress.getByName("127.0.197.251")), 0x99, 7, 0, 0), RcOptions.defaults());
+            // The lock a post publishes under: the QP's send queue (reached by reflection, a test's hook).
+            java.lang.reflect.Field sqField = io.rnic.core.transport.QpContext.class.getDeclaredField("sq");
+            sqField.setAccessible(true);
+            Object sq = sqField.get(qp.core);
+            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            Thread holder = new Thread(() -> {
+                synchronized (sq) {
+                    held.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            holder.start();
+            held.await();
+            java.util.concurrent.atomic.AtomicReference<Object> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread poster = new Thread(() -> {
+                try {
+                    qp.postSend(new SendWorkRequest().wrId(9).opcode(WrOpcode.SEND).signaled(true)
+                            .sge(mr.address(), 64, mr.lkey()));
+                    outcome.set("accepted");
+                } catch (RuntimeException e) {
+                    outcome.set(e);
+                }
+            });
+            poster.start();
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            while (poster.getState() != Thread.State.BLOCKED) { // past its checks, at the lock
+                assertTrue(System.nanoTime() < deadline, "the post never reached the send queue's lock");
+                Thread.sleep(1);
+            }
+            Thread closer = new Thread(d::close);
+            closer.start();
+            closer.join(1000); // an old close finished without the lock; a new one waits for it
+            release.countDown();
+            closer.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NANOS));
+            poster.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NANOS));
+            holder.join();
+            List<String> seen = new ArrayList<>();
+            WorkCompletion wc = new WorkCompletion();
+            while (cq.poll(wc)) {
+                seen.add(wc.wrId() + " " + wc.status());
+            }
+            if ("accepted".equals(outcome.get())) {
+                assertEquals(List.of("9 WR_FLUSH_ERR"), seen, "the accepted post was flushed by the close");
+            } else {
+                IllegalStateException refused = (IllegalStateException) outcome.get();
+                assertTrue(refused.getMessage().contains("device " + d.gid() + " is closed"), refused.getMessage());
+                assertEquals(List.of(), seen);
+            }
+        } finally {
+            d.close();
+        }
+    }
+
     @Test
     void everyAcceptedWorkRequestCompletesExactlyOnceWhilePostsRaceErrorsDestructionAndClose() throws Exception {
         long total = 0;
