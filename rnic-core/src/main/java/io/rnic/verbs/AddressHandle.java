@@ -13,11 +13,14 @@ public final class AddressHandle implements AutoCloseable {
     private final ProtectionDomain pd;
     private final AddressVector vector;
     private final InetSocketAddress socketAddress;
+    /** Gives the handle back to the device's count of address handles (max_ah). */
+    private final Runnable uncount;
     private volatile boolean destroyed;
 
-    private AddressHandle(ProtectionDomain pd, AddressVector vector) {
+    private AddressHandle(ProtectionDomain pd, AddressVector vector, Runnable uncount) {
         this.pd = pd;
         this.vector = vector;
+        this.uncount = uncount;
         this.socketAddress = new InetSocketAddress(vector.address(), vector.port());
     }
 
@@ -28,16 +31,17 @@ public final class AddressHandle implements AutoCloseable {
      *
      * @param pd the protection domain the handle belongs to
      * @param vector the destination
+     * @param uncount what gives the handle back to its device's count when it is closed
      * @return the new handle
      * @throws IllegalArgumentException if either is null
      */
-    static AddressHandle create(ProtectionDomain pd, AddressVector vector) {
+    static AddressHandle create(ProtectionDomain pd, AddressVector vector, Runnable uncount) {
         if (pd == null || vector == null) {
             throw new IllegalArgumentException("an address handle needs a protection domain and an address vector, got "
                     + pd + " and " + vector);
         }
         pd.retain();
-        return new AddressHandle(pd, vector);
+        return new AddressHandle(pd, vector, uncount);
     }
 
     /**
@@ -85,6 +89,7 @@ public final class AddressHandle implements AutoCloseable {
         if (!destroyed) {
             destroyed = true;
             pd.release();
+            uncount.run();
         }
     }
 

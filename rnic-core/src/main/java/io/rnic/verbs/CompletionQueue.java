@@ -3,7 +3,9 @@ package io.rnic.verbs;
 /**
  * A completion queue ({@code ibv_cq}). Poll from any thread; polling copies into the caller's
  * {@link WorkCompletion} objects and does not allocate. If it overflows, the device raises an
- * IBV_EVENT_CQ_ERR asynchronous event and the QPs that lost completions move to ERR.
+ * IBV_EVENT_CQ_ERR asynchronous event and the QPs that lost completions move to ERR. Once its
+ * device is closed it can still be polled, for the completions the close flushed, and waiting
+ * on it returns at once.
  */
 public final class CompletionQueue implements AutoCloseable {
     private final RdmaDevice device;
@@ -81,9 +83,11 @@ public final class CompletionQueue implements AutoCloseable {
      *
      * @param solicitedOnly true to be notified only of the next receive completion of a message
      *     that carried the solicited-event bit; false for the next completion of any kind
-     * @throws IllegalStateException if the CQ is closed or was created without a completion channel
+     * @throws IllegalStateException if the CQ or its device is closed, or the CQ was created
+     *     without a completion channel
      */
     public void requestNotify(boolean solicitedOnly) {
+        device.checkOpen(); // nothing will complete on a closed device: there is nothing to wait for
         checkOpen();
         if (channel == null) {
             throw new IllegalStateException("CQ " + core.id() + " has no completion channel to notify");
@@ -126,7 +130,7 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws IllegalStateException if a QP still uses it as send or receive CQ (close the QPs first)
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

@@ -16,8 +16,10 @@ package io.rnic.verbs;
  * @param maxPd         protection domains
  * @param maxSrqWr      work requests per shared receive queue (the per-queue limit, as for QPs)
  * @param maxSrqSge     SGEs per shared receive queue work request
+ * @param maxSrq        shared receive queues (XRC ones included)
+ * @param maxAh         address handles
  */
 public record DeviceAttributes(int vendorId, int maxQp, int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr,
                                long maxMrSize, int maxQpRdAtom, int maxQpInitRdAtom, int maxPd, int maxSrqWr,
-                               int maxSrqSge) {
+                               int maxSrqSge, int maxSrq, int maxAh) {
 }

@@ -68,7 +68,7 @@ public final class EeContext implements AutoCloseable {
     }
 
     /**
-     * The current state.
+     * The current state; ERR once the device is closed.
      *
      * @return the state
      */
@@ -142,6 +142,7 @@ public final class EeContext implements AutoCloseable {
             return;
         }
         closed = true;
+        device.forget(core);
         device.destroy(core);
     }
 

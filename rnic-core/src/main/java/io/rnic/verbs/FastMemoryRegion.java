@@ -29,8 +29,10 @@ public final class FastMemoryRegion implements AutoCloseable {
      * @param offset index of the first byte
      * @param length bytes, at most the length the region was allocated for
      * @throws IllegalArgumentException if the range is outside the buffer or too long
+     * @throws IllegalStateException if its device is closed
      */
     public void map(ByteBuffer buffer, int offset, int length) {
+        pd.device().checkOpen();
         core.map(buffer, offset, length);
     }
 

@@ -153,9 +153,8 @@ public final class ProtectionDomain implements AutoCloseable {
         QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core,
                 init.recvCq() == null ? null : init.recvCq().core,
                 init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
-        QueuePair created = new QueuePair(device, this, init, qp);
-        device.remember(created);
-        return created;
+        device.remember(qp);
+        return new QueuePair(device, this, init, qp);
     }
 
     /**
@@ -189,9 +188,8 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         QpContext qp = QpContext.createRd(device.hca(), core, init.sendCq().core, init.recvCq().core, init.caps(),
                 init.srq() == null ? null : init.srq().core, init.signalAll(), rdd.core);
-        QueuePair created = new QueuePair(device, this, init, qp);
-        device.remember(created);
-        return created;
+        device.remember(qp);
+        return new QueuePair(device, this, init, qp);
     }
 
     /**
@@ -204,14 +202,25 @@ public final class ProtectionDomain implements AutoCloseable {
      *                 0 leaves the limit unarmed
      * @return the new shared receive queue
      * @throws IllegalArgumentException if a size exceeds the device's or the limit exceeds max_wr
-     * @throws IllegalStateException if the PD or the device is closed
+     * @throws IllegalStateException if the PD or the device is closed, or the device has all the
+     *     SRQs it may have ({@code max_srq})
      */
     public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
         checkOpen();
         device.checkOpen();
         checkSrqSizes(maxWr, maxSge);
-        return new SharedReceiveQueue(this, new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge,
-                srqLimit));
+        return countedSrq(() -> new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge, srqLimit));
+    }
+
+    /** Creates an SRQ counted against the device's max_srq until it is closed. */
+    private SharedReceiveQueue countedSrq(java.util.function.Supplier<io.rnic.core.transport.SrqContext> create) {
+        device.hca().reserve(io.rnic.core.hca.DeviceResource.SRQ);
+        try {
+            return new SharedReceiveQueue(this, create.get());
+        } catch (RuntimeException e) {
+            device.hca().release(io.rnic.core.hca.DeviceResource.SRQ);
+            throw e;
+        }
     }
 
     /**
@@ -230,7 +239,8 @@ public final class ProtectionDomain implements AutoCloseable {
      * @return the new XRC SRQ
      * @throws IllegalArgumentException if the domain or CQ is null or of another device, or a size
      *     is out of range
-     * @throws IllegalStateException if the PD, the domain, the CQ or the device is closed
+     * @throws IllegalStateException if the PD, the domain, the CQ or the device is closed, or the
+     *     device has all the SRQs it may have ({@code max_srq})
      */
     public SharedReceiveQueue createXrcSrq(XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int srqLimit) {
         checkOpen();
@@ -244,8 +254,8 @@ public final class ProtectionDomain implements AutoCloseable {
         xrcd.checkOpen();
         cq.checkOpen();
         checkSrqSizes(maxWr, maxSge);
-        return new SharedReceiveQueue(this, io.rnic.core.transport.SrqContext.xrc(device.hca(), core, xrcd.core, cq.core,
-                maxWr, maxSge, srqLimit));
+        return countedSrq(() -> io.rnic.core.transport.SrqContext.xrc(device.hca(), core, xrcd.core, cq.core, maxWr,
+                maxSge, srqLimit));
     }
 
     private void checkSrqSizes(int maxWr, int maxSge) {
@@ -265,14 +275,22 @@ public final class ProtectionDomain implements AutoCloseable {
      *
      * @param av the destination: its GID (IP address), UDP port, and the GRH fields to send with
      * @return the address handle
-     * @throws IllegalStateException if the PD is closed
+     * @throws IllegalArgumentException if {@code av} is null
+     * @throws IllegalStateException if the PD or the device is closed, or the device has all the
+     *     address handles it may have ({@code max_ah})
      */
     public io.rnic.verbs.AddressHandle createAddressHandle(io.rnic.verbs.AddressVector av) {
         checkOpen();
-        return io.rnic.verbs.AddressHandle.create(core, av);
+        if (av == null) {
+            throw new IllegalArgumentException("an address handle needs an address vector");
+        }
+        device.hca().reserve(io.rnic.core.hca.DeviceResource.AH);
+        return io.rnic.verbs.AddressHandle.create(core, av,
+                () -> device.hca().release(io.rnic.core.hca.DeviceResource.AH));
     }
 
     private void checkOpen() {
+        device.checkOpen(); // a closed device's PD makes nothing, whatever it is asked for
         if (closed) {
             throw new IllegalStateException("protection domain " + core.id() + " is closed");
         }
@@ -285,7 +303,7 @@ public final class ProtectionDomain implements AutoCloseable {
      *     exist (the PD stays open)
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
@@ -294,6 +312,7 @@ public final class ProtectionDomain implements AutoCloseable {
                     + " memory region(s), QP(s), SRQ(s) or address handle(s)");
         }
         closed = true;
+        device.hca().release(io.rnic.core.hca.DeviceResource.PD);
     }
 
     @Override

@@ -41,7 +41,8 @@ public final class QueuePair implements AutoCloseable {
     /**
      * The QP's current state, without a round trip to the protocol thread. A QP that fails moves
      * to ERR before its flushed completions are visible, so a thread that polled an error
-     * completion reads ERR here.
+     * completion reads ERR here. Once its device is closed, a QP reads ERR, whatever state it was
+     * in: the close flushed it, on every wire.
      *
      * @return the current state
      */
@@ -131,7 +132,10 @@ public final class QueuePair implements AutoCloseable {
 
     /**
      * Posts a send work request ({@code ibv_post_send}). The request is copied: {@code wr} may
-     * be reused at once. A refused request posts nothing.
+     * be reused at once. A refused request posts nothing. An accepted one completes exactly once
+     * (if signaled, or in error) unless the QP is destroyed first: in WR_FLUSH_ERR if the QP
+     * moves to ERR, whether by an error, a modify or the device's close, however the post races
+     * them.
      *
      * @param wr the work request
      * @throws IllegalStateException if the QP's state does not allow sends, the send queue is
@@ -220,7 +224,9 @@ public final class QueuePair implements AutoCloseable {
     /**
      * Destroys the QP ({@code ibv_destroy_qp}): outstanding work is dropped without completions
      * (move the QP to ERR first to have it flushed), its number stops receiving, and its CQs,
-     * PD and SRQ are no longer in use by it. Closing it again does nothing.
+     * PD and SRQ are no longer in use by it; completions already in a CQ stay there. A post
+     * racing the destruction either came first, and is dropped with the rest, or throws.
+     * Closing it again does nothing.
      */
     @Override
     public void close() {
@@ -228,7 +234,7 @@ public final class QueuePair implements AutoCloseable {
             return;
         }
         closed = true;
-        device.forget(this);
+        device.forget(core);
         device.destroy(core);
     }
 

@@ -39,9 +39,18 @@ public final class RdmaDevice implements AutoCloseable {
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
-    /** The device's open QPs and its CQs, for close. */
-    private final java.util.Set<QueuePair> queuePairs = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final List<CompletionQueue> completionQueues = new CopyOnWriteArrayList<>();
+    /**
+     * Orders the close against what must not overlap it: a QP or EE context joining the device
+     * (it would miss the close's flush), and a change run at once because the device is closed.
+     */
+    private final Object closeLock = new Object();
+    /**
+     * The device's QPs and EE contexts not destroyed, and its CQs, for close: sets, so that
+     * creating or closing one costs the same however many the device has.
+     */
+    private final java.util.Set<io.rnic.core.transport.QpContext> contexts =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<CompletionQueue> completionQueues = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private RdmaDevice(Wire wire, DeviceConfig config) {
         this.wire = wire;
@@ -178,8 +187,9 @@ public final class RdmaDevice implements AutoCloseable {
      */
     public DeviceAttributes queryDevice() {
         var l = config.limits();
-        return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCqe(), l.maxCqe(), l.maxMr(),
-                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), 1 << 16, l.maxQpWr(), l.maxSge());
+        return new DeviceAttributes(0xFFFFFF, l.maxQp(), l.maxQpWr(), l.maxSge(), l.maxCq(), l.maxCqe(), l.maxMr(),
+                l.maxMrSize(), l.maxQpRdAtom(), l.maxQpRdAtom(), l.maxPd(), l.maxQpWr(), l.maxSge(), l.maxSrq(),
+                l.maxAh());
     }
 
     /**
@@ -207,10 +217,12 @@ public final class RdmaDevice implements AutoCloseable {
      * Allocates a protection domain ({@code ibv_alloc_pd}).
      *
      * @return the new PD
-     * @throws IllegalStateException if the device is closed
+     * @throws IllegalStateException if the device is closed, or has all the PDs it may have
+     *     ({@code max_pd})
      */
     public ProtectionDomain allocPd() {
         checkOpen();
+        hca.reserve(io.rnic.core.hca.DeviceResource.PD);
         return new ProtectionDomain(this, new io.rnic.core.memory.ProtectionDomain(nextPd.getAndIncrement()));
     }
 
@@ -268,7 +280,8 @@ public final class RdmaDevice implements AutoCloseable {
      * @param cqe the capacity, 1 to the device's {@code max_cqe}
      * @return the new CQ
      * @throws IllegalArgumentException if {@code cqe} is out of range
-     * @throws IllegalStateException if the device is closed
+     * @throws IllegalStateException if the device is closed, or has all the CQs it may have
+     *     ({@code max_cq})
      */
     public CompletionQueue createCq(int cqe) {
         return createCq(cqe, null);
@@ -283,14 +296,22 @@ public final class RdmaDevice implements AutoCloseable {
      *                {@code null} for none
      * @return the new CQ
      * @throws IllegalArgumentException if {@code cqe} is out of range
-     * @throws IllegalStateException if the device is closed
+     * @throws IllegalStateException if the device is closed, or has all the CQs it may have
+     *     ({@code max_cq})
      */
     public CompletionQueue createCq(int cqe, CompletionChannel channel) {
         checkOpen();
         if (cqe < 1 || cqe > config.limits().maxCqe()) {
             throw new IllegalArgumentException("cqe " + cqe + " is outside 1.." + config.limits().maxCqe());
         }
-        io.rnic.core.transport.CompletionQueue core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+        hca.reserve(io.rnic.core.hca.DeviceResource.CQ); // the ring below is the CQ's memory: counted first
+        io.rnic.core.transport.CompletionQueue core;
+        try {
+            core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+        } catch (RuntimeException | Error e) {
+            hca.release(io.rnic.core.hca.DeviceResource.CQ);
+            throw e;
+        }
         core.overflowHandler(q -> hca.raise(new AsyncEvent(AsyncEvent.Type.CQ_ERR, q.id(),
                 "completion queue " + q.id() + " overflowed (" + q.capacity() + " entries)")));
         if (channel != null) {
@@ -341,7 +362,9 @@ public final class RdmaDevice implements AutoCloseable {
      */
     void onProtocolThreadWhileOpen(Runnable change) {
         if (closed) {
-            change.run();
+            synchronized (closeLock) { // not in the middle of the close's flush
+                change.run();
+            }
             return;
         }
         onProtocolThread(() -> {
@@ -459,25 +482,40 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /**
-     * Closes the device and its wire. Work still outstanding on its QPs completes with
-     * WR_FLUSH_ERR first (the QPs move to ERR, as on a real device being removed), threads
-     * waiting on its completion queues wake, and every object of the device can still be closed
-     * afterwards (using one for anything else throws {@link IllegalStateException}).
+     * Closes the device and its wire, as a device being removed: every QP and EE context of the
+     * device moves to ERR, whatever its state, so that every work request they accepted
+     * completes with WR_FLUSH_ERR before this returns (a post racing the close either comes
+     * first and is flushed, or throws); threads waiting on its completion queues wake.
+     * Afterwards every object of the device can still be closed, its completion queues can be
+     * polled for what the close flushed, and what describes the device ({@link #queryDevice},
+     * {@link #queryPort}, {@link #counters}, a QP's {@code state()}) still answers; every other
+     * use of the device or one of its objects throws {@link IllegalStateException} naming the
+     * closed device.
+     *
+     * <p>On a device driven by its application's thread, the flush runs only if that thread
+     * closes it: another thread's close cannot reach the protocol, and only closes the wire.
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        List<io.rnic.core.transport.QpContext> open;
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = List.copyOf(contexts);
         }
-        closed = true;
-        List<QueuePair> open = List.copyOf(queuePairs);
+        String reason = "device " + gid() + " is closed";
         if (!open.isEmpty() && (!wire.callerDriven() || wire.scheduler().inOwnerThread())) {
             try {
                 onProtocolThread(() -> {
-                    io.rnic.verbs.QpAttributes toError = new io.rnic.verbs.QpAttributes().state(io.rnic.verbs.QpState.ERR);
-                    for (QueuePair qp : open) {
-                        if (qp.core.state() != io.rnic.verbs.QpState.ERR && !qp.isClosed()) {
-                            qp.core.modify(toError, io.rnic.verbs.QpAttrMask.STATE);
+                    synchronized (closeLock) {
+                        for (io.rnic.core.transport.QpContext qp : open) {
+                            try {
+                                qp.deviceClosed(reason);
+                            } catch (RuntimeException e) { // one QP's failure leaves the others to flush
+                                hca.counters().inc(Counter.INTERNAL_ERRORS);
+                            }
                         }
                     }
                     return null;
@@ -492,16 +530,33 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
+    /** A CQ was destroyed: it is no longer the device's to wake at close, nor counted against max_cq. */
     void forget(CompletionQueue cq) {
-        completionQueues.remove(cq);
+        if (completionQueues.remove(cq)) {
+            hca.release(io.rnic.core.hca.DeviceResource.CQ);
+        }
     }
 
-    void forget(QueuePair qp) {
-        queuePairs.remove(qp);
+    /** A QP or EE context was destroyed: the close has nothing to flush on it. */
+    void forget(io.rnic.core.transport.QpContext qp) {
+        contexts.remove(qp);
     }
 
-    void remember(QueuePair qp) {
-        queuePairs.add(qp);
+    /**
+     * A QP or EE context was created: the close will move it to ERR. One created while the device
+     * closed is destroyed again at once, and its creation refused.
+     *
+     * @throws IllegalStateException if the device is closed
+     */
+    void remember(io.rnic.core.transport.QpContext qp) {
+        synchronized (closeLock) {
+            if (!closed) {
+                contexts.add(qp);
+                return;
+            }
+        }
+        onProtocolThreadWhileOpen(qp::destroy);
+        checkOpen();
     }
 
     @Override

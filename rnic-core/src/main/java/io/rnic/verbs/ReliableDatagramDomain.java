@@ -63,6 +63,7 @@ public final class ReliableDatagramDomain implements AutoCloseable {
             throw new IllegalArgumentException("choose RESYNC or FAIL_CONTEXT for QP errors (o9-114.a1)");
         }
         QpContext eec = QpContext.createEeContext(device.hca(), core, qpErrors);
+        device.remember(eec);
         return new EeContext(device, this, eec);
     }
 

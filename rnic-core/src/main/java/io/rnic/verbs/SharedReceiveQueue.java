@@ -14,6 +14,7 @@ import io.rnic.core.transport.SrqContext;
 public final class SharedReceiveQueue implements AutoCloseable {
     private final ProtectionDomain pd;
     final SrqContext core;
+    private boolean closed;
 
     SharedReceiveQueue(ProtectionDomain pd, SrqContext core) {
         this.pd = pd;
@@ -43,10 +44,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * {@code wr} may be reused at once.
      *
      * @param wr the work request
-     * @throws IllegalStateException if the queue is full or destroyed
+     * @throws IllegalStateException if the queue is full or destroyed, or its device is closed
      * @throws IllegalArgumentException for a null request or too many SGEs
      */
     public void postRecv(RecvWorkRequest wr) {
+        pd.device().checkOpen();
         if (wr == null) {
             throw new IllegalArgumentException("work request is required");
         }
@@ -57,8 +59,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * Reads the attributes in force ({@code ibv_query_srq}).
      *
      * @return the queue's size, SGEs per WQE and limit; the limit reads 0 once its event fired
+     * @throws IllegalStateException if its device is closed
      */
     public SrqAttributes query() {
+        pd.device().checkOpen();
         return new SrqAttributes(core.maxWr(), core.maxSge(), core.limit());
     }
 
@@ -68,6 +72,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @param maxWr the new number of receive WQEs the queue holds
      * @throws IllegalArgumentException if {@code maxWr} is out of range, below the WQEs posted or
      *     held by messages, or below the armed limit
+     * @throws IllegalStateException if its device is closed
      */
     public void resize(int maxWr) {
         checkMaxWr(maxWr);
@@ -80,8 +85,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
      *
      * @param limit the number of posted WQEs to fire below, or 0
      * @throws IllegalArgumentException if the limit is negative or exceeds max_wr
+     * @throws IllegalStateException if its device is closed
      */
     public void armLimit(int limit) {
+        pd.device().checkOpen();
         if (limit < 0) {
             throw new IllegalArgumentException("srq_limit " + limit + " is negative");
         }
@@ -95,6 +102,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @param maxWr the new number of receive WQEs the queue holds
      * @param limit the number of posted WQEs to fire {@code SRQ_LIMIT_REACHED} below, or 0
      * @throws IllegalArgumentException as {@link #resize} and {@link #armLimit} do
+     * @throws IllegalStateException if its device is closed
      */
     public void modify(int maxWr, int limit) {
         checkMaxWr(maxWr);
@@ -105,6 +113,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     }
 
     private void checkMaxWr(int maxWr) {
+        pd.device().checkOpen();
         int max = pd.device().queryDevice().maxSrqWr();
         if (maxWr < 1 || maxWr > max) {
             throw new IllegalArgumentException("SRQ max_wr " + maxWr + " is not in 1.." + max + " (the device's max_srq_wr)");
@@ -114,11 +123,18 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * Destroys the queue ({@code ibv_destroy_srq}).
      *
+     * Closing it again does nothing.
+     *
      * @throws IllegalStateException while a QP created with it exists (as the kernel's EBUSY)
      */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
         core.destroy();
+        closed = true;
+        pd.device().hca().release(io.rnic.core.hca.DeviceResource.SRQ);
     }
 
     @Override

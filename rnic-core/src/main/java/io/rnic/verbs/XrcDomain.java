@@ -56,9 +56,8 @@ public final class XrcDomain implements AutoCloseable {
         checkOpen();
         device.checkOpen();
         QpContext qp = QpContext.createXrcTarget(device.hca(), core);
-        QueuePair created = new QueuePair(device, null, null, qp);
-        device.remember(created);
-        return created;
+        device.remember(qp);
+        return new QueuePair(device, null, null, qp);
     }
 
     void checkOpen() {

@@ -62,6 +62,9 @@ public final class Hca {
     private int liveQps;
     private boolean gsiReserved;
     private int nextSrqn = 1;
+    /** Objects of each {@link DeviceResource} kind in use, by ordinal. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray objectsInUse =
+            new java.util.concurrent.atomic.AtomicIntegerArray(DeviceResource.values().length);
     private int internalErrors;
     /** Work owed until the end of the receive batch (coalesced ACKs); protocol thread only. */
     private Runnable[] atBatchEnd = new Runnable[16];
@@ -247,6 +250,37 @@ public final class Hca {
     public QpEndpoint endpoint(int qpn) {
         QpEndpoint[] table = qps;
         return qpn >= 0 && qpn < table.length ? table[qpn] : null;
+    }
+
+    /**
+     * Counts one more object of kind {@code r}, created from any thread; it is counted until
+     * {@link #release}d.
+     *
+     * @throws IllegalStateException when the device already has as many as its limit allows
+     */
+    public void reserve(DeviceResource r) {
+        int limit = r.limit(limits);
+        int i = r.ordinal();
+        for (;;) {
+            int n = objectsInUse.get(i);
+            if (n >= limit) {
+                throw new IllegalStateException("all " + limit + " " + r.plural() + " of the device are in use ("
+                        + r.attribute() + ")");
+            }
+            if (objectsInUse.compareAndSet(i, n, n + 1)) {
+                return;
+            }
+        }
+    }
+
+    /** Stops counting an object {@link #reserve}d: it was destroyed, or could not be created after all. */
+    public void release(DeviceResource r) {
+        objectsInUse.decrementAndGet(r.ordinal());
+    }
+
+    /** How many objects of kind {@code r} the device has now. */
+    public int inUse(DeviceResource r) {
+        return objectsInUse.get(r.ordinal());
     }
 
     /** The next shared receive queue number (24 bits, as XRCETH carries them). */

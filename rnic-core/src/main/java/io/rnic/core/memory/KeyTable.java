@@ -244,6 +244,9 @@ public final class KeyTable {
                 if (out.mr != mr) { // the same region packet after packet: no GC write barrier
                     out.mr = mr;
                 }
+                if (out.mw != null) {
+                    out.mw = null;
+                }
                 out.va = va;
             }
             return r;

@@ -36,6 +36,11 @@ public final class MemoryWindow {
     private volatile int access;
     /** The QP a type 2 window is bound to (-1 when not bound). */
     private volatile int qpn = -1;
+    /**
+     * Counts the window's binds, invalidations and its deallocation: an access that resolved the
+     * window at one count may go on (a WRITE's later packets) only while the count is unchanged.
+     */
+    private volatile int generation;
 
     MemoryWindow(ProtectionDomain pd, int type, int index, int rkey) {
         this.pd = pd;
@@ -89,6 +94,14 @@ public final class MemoryWindow {
     }
 
     /**
+     * The binding's generation: it changes with every bind, invalidation and the deallocation, so
+     * an access that checked the window at one generation knows whether that grant still stands.
+     */
+    public int generation() {
+        return generation;
+    }
+
+    /**
      * Binds the window (checked by the caller) to {@code [base, base + length)} of {@code region}
      * with {@code access}, under key {@code newRkey}; a type 2 window to {@code boundQpn}. A length
      * of 0 unbinds a type 1 window (the key still changes).
@@ -109,17 +122,20 @@ public final class MemoryWindow {
         this.access = length > 0 ? access : 0;
         this.qpn = type == 2 ? boundQpn : -1;
         this.rkey = newRkey;
+        generation++; // written only under the key table's lock
         this.state = State.VALID; // published last: a lookup that sees VALID sees the binding
     }
 
     /** Unbinds a type 2 window (LOCAL_INV, remote invalidation): FREE, no region, no rights. */
     void invalidate() {
+        generation++;
         state = State.FREE;
         clear();
     }
 
     /** Deallocation: the window's key never resolves again. */
     void deallocate() {
+        generation++;
         state = State.INVALID;
         clear();
     }
@@ -142,6 +158,7 @@ public final class MemoryWindow {
      * translates {@code va} into the region's address space into {@code out}.
      */
     AccessResult check(ProtectionDomain qpPd, int requesterQpn, long va, long len, int required, RemoteKey out) {
+        int checkedAt = generation; // read first: a change after it shows in the access's later checks
         MemoryRegion region = mr;
         long size = length;
         if (state != State.VALID || region == null || size == 0) {
@@ -162,6 +179,8 @@ public final class MemoryWindow {
         }
         out.mr = region;
         out.va = base + offset;
+        out.mw = this;
+        out.mwGeneration = checkedAt;
         return AccessResult.OK;
     }
 

@@ -10,4 +10,17 @@ public final class RemoteKey {
     public MemoryRegion mr;
     /** The first address accessed, in {@link #mr}'s address space. */
     public long va;
+    /** The memory window the key named, or {@code null} for a region's key. */
+    public MemoryWindow mw;
+    /** {@link #mw}'s {@link MemoryWindow#generation()} when it was checked. */
+    public int mwGeneration;
+
+    /**
+     * Whether the grant checked still stands for a later packet of the same access: the region
+     * is still registered and, for a window, the window has not been bound again, invalidated or
+     * deallocated since (protocol thread, where those changes run between packets).
+     */
+    public static boolean stillGranted(MemoryRegion mr, MemoryWindow mw, int mwGeneration) {
+        return mr.isValid() && (mw == null || mw.generation() == mwGeneration);
+    }
 }

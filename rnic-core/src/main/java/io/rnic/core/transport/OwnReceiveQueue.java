@@ -24,6 +24,8 @@ final class OwnReceiveQueue implements ReceiveQueue {
     /** Who to wake when a WQE is posted while the QP is in ERR (it is flushed at once). */
     private final Runnable postedInError;
     private final java.util.function.BooleanSupplier inError;
+    /** Why posts are refused from now on, or null (under the queue's lock). */
+    private String refused;
 
     OwnReceiveQueue(int capacity, int maxSge, io.rnic.core.memory.ProtectionDomain pd,
                     java.util.function.BooleanSupplier inError, Runnable postedInError) {
@@ -61,6 +63,9 @@ final class OwnReceiveQueue implements ReceiveQueue {
             throw new IllegalArgumentException(wr.numSge() + " SGEs exceed max_recv_sge " + maxSge);
         }
         synchronized (this) {
+            if (refused != null) {
+                throw new IllegalStateException(refused);
+            }
             if (posted - completed >= capacity) {
                 throw new IllegalStateException("receive queue is full (max_recv_wr " + capacity + ")");
             }
@@ -145,6 +150,11 @@ final class OwnReceiveQueue implements ReceiveQueue {
         }
         // Entries posted while the flush ran stay posted for the next flush.
         taken = completed;
+    }
+
+    @Override
+    public synchronized void refusePosts(String reason) {
+        refused = reason;
     }
 
     @Override

@@ -89,6 +89,9 @@ final class Posting {
         qp.addressing.checkPost(wr);
         SendQueue sq = qp.sq;
         synchronized (sq) {
+            if (qp.postsRefused != null) { // under the lock: the refusal and a post never overlap
+                throw new IllegalStateException(qp.postsRefused);
+            }
             SendWqe w = sq.claim();
             if (w == null) {
                 throw new IllegalStateException("send queue of QP 0x" + Integer.toHexString(qp.qpn)

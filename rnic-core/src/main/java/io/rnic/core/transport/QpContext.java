@@ -84,6 +84,18 @@ public final class QpContext {
     /** The Q_Key of a datagram QP. */
     int qkey;
     boolean destroyed;
+    /**
+     * Whether the responder (at RTR) and the requester (at RTS) have started since the last
+     * RESET: from then on {@link #query} reports their live PSNs. Protocol thread.
+     */
+    boolean responderStarted;
+    boolean requesterStarted;
+    /**
+     * Why posts are refused from now on (the QP destroyed, its device closed), or null. Written and
+     * read under the send queue's lock, so a post either is published before the refusal, and the
+     * flush or the destruction that follows finds it, or throws.
+     */
+    String postsRefused;
 
     private QpContext(Hca hca, int qpn, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
                       CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, RddContext rdd,
@@ -346,10 +358,22 @@ public final class QpContext {
         return pkey;
     }
 
-    /** A copy of the attributes in force. Owner thread. */
+    /**
+     * A copy of the attributes in force, with the live PSNs ({@code ibv_query_qp}, as rxe
+     * reports them): {@code sq_psn} is the PSN the requester's next new packet takes once it has
+     * started (RTS), {@code rq_psn} the responder's expected PSN once it has started (RTR); before
+     * that, the values the last modify set. Owner thread: the PSNs are the protocol thread's, and
+     * reading them there costs the packets nothing.
+     */
     public QpAttributes query(QpAttributes out) {
         out.copyFrom(attrs);
         out.state(state);
+        if (requesterStarted) {
+            out.sqPsn(rel.sendWindow.next());
+        }
+        if (responderStarted) {
+            out.rqPsn(rel.receiveWindow.expected());
+        }
         return out;
     }
 
@@ -400,6 +424,7 @@ public final class QpContext {
         if (destroyed) {
             return;
         }
+        refusePosts((ee != null ? "EE context 0x" : "QP 0x") + Integer.toHexString(qpn) + " is destroyed");
         destroyed = true;
         modify.reset();
         hca.detach(qpn);
@@ -420,6 +445,39 @@ public final class QpContext {
         }
         if (rdd != null) {
             rdd.detach();
+        }
+    }
+
+    /** False for an RD QP, whose PSNs are those of the EE contexts that carry its messages. */
+    boolean keepsOwnPsns() {
+        return !policy.destination().throughEeContext();
+    }
+
+    /** Refuses every later post, send or receive, with {@code reason}; see {@link #postsRefused}. */
+    private void refusePosts(String reason) {
+        synchronized (sq) {
+            postsRefused = reason;
+        }
+        rq.refusePosts(reason);
+    }
+
+    /**
+     * The device is closing (protocol thread, or when none runs): later posts are refused with
+     * {@code reason}, and the QP moves to ERR from whatever state it is in, as on a device being
+     * removed, so every work request it accepted completes, flushed; a QP already in ERR flushes
+     * what was posted since. A destroyed QP holds nothing.
+     */
+    public void deviceClosed(String reason) {
+        refusePosts(reason);
+        if (destroyed) {
+            return;
+        }
+        if (state != QpState.ERR) {
+            moveToError(null);
+        } else {
+            // Posts accepted in ERR are flushed by their doorbell, which may never run now.
+            completions.flushSend();
+            rq.flushPosted(this);
         }
     }
 

@@ -53,12 +53,14 @@ final class QpModify {
                             ? io.rnic.core.packet.Transport.SR : qp.policy.transport();
                     qp.addressing.onReadyToReceive(qp.attrs);
                     qp.responder.start(qp.attrs.rqPsn(), qp.attrs.maxDestRdAtomic());
+                    qp.responderStarted = qp.keepsOwnPsns();
                 }
                 qp.state = QpState.RTR;
             }
             case RTS -> {
                 if (from == QpState.RTR) {
                     qp.requester.start(qp.attrs.sqPsn());
+                    qp.requesterStarted = qp.keepsOwnPsns();
                     qp.completer.start();
                 }
                 qp.state = QpState.RTS;
@@ -78,6 +80,8 @@ final class QpModify {
     /** To RESET: every queue emptied without completions, PSN and retry state cleared (reference §6.4). */
     void reset() {
         qp.state = QpState.RESET;
+        qp.requesterStarted = false;
+        qp.responderStarted = false;
         qp.sendDriver.stop();
         qp.requester.reset();
         qp.completer.reset();

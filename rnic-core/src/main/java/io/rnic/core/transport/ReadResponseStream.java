@@ -43,6 +43,9 @@ final class ReadResponseStream {
     // The READ being answered: responses from fromPsn, the data at [va, va + length).
     private ResponderResource resource;
     private MemoryRegion mr;
+    /** The memory window the READ was granted through (null for a region's key), and its generation then. */
+    private io.rnic.core.memory.MemoryWindow mw;
+    private int mwGeneration;
     private int fromPsn;
     private long va;
     private long length;
@@ -54,6 +57,8 @@ final class ReadResponseStream {
     // READs waiting behind it, oldest first (a ring).
     private ResponderResource[] queuedResource = new ResponderResource[4];
     private MemoryRegion[] queuedMr = new MemoryRegion[4];
+    private io.rnic.core.memory.MemoryWindow[] queuedMw = new io.rnic.core.memory.MemoryWindow[4];
+    private int[] queuedMwGeneration = new int[4];
     private int[] queuedPsn = new int[4];
     private long[] queuedVa = new long[4];
     private long[] queuedLength = new long[4];
@@ -105,16 +110,18 @@ final class ReadResponseStream {
     /**
      * Answers the READ of resource {@code r} whose request has PSN {@code fromPsn} and asks for
      * {@code [va, va + length)} (the original, or a subset a duplicate asks for), with data from
-     * {@code mr} (checked chunk by chunk before its bytes are copied; a region deregistered
-     * meanwhile ends the stream, seed 000 §3.3.2.2 rule 4): at once if nothing is streaming, else
-     * after what is.
+     * {@code mr} (checked chunk by chunk before its bytes are copied; a region deregistered, or
+     * the window {@code mw} the READ came through invalidated, rebound or deallocated since
+     * generation {@code mwGeneration}, ends the stream, seed 000 §3.3.2.2 rule 4): at once if
+     * nothing is streaming, else after what is.
      */
-    void start(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr) {
+    void start(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr,
+               io.rnic.core.memory.MemoryWindow mw, int mwGeneration) {
         if (resource != null) {
-            enqueue(r, fromPsn, va, length, mr);
+            enqueue(r, fromPsn, va, length, mr, mw, mwGeneration);
             return;
         }
-        begin(r, fromPsn, va, length, mr);
+        begin(r, fromPsn, va, length, mr, mw, mwGeneration);
         sendChunk();
     }
 
@@ -135,8 +142,10 @@ final class ReadResponseStream {
         }
         resource = null;
         mr = null;
+        mw = null;
         while (queued > 0) {
             queuedMr[queueHead] = null;
+            queuedMw[queueHead] = null;
             queuedResource[queueHead] = null;
             queueHead = (queueHead + 1) % queuedPsn.length;
             queued--;
@@ -144,9 +153,14 @@ final class ReadResponseStream {
         queueHead = 0;
     }
 
-    private void begin(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m) {
+    private void begin(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m,
+                       io.rnic.core.memory.MemoryWindow w, int wGeneration) {
         this.resource = r;
         this.mr = m;
+        if (this.mw != w) { // null READ after READ through regions: no GC write barrier
+            this.mw = w;
+        }
+        this.mwGeneration = wGeneration;
         this.fromPsn = psn;
         this.va = dataVa;
         this.length = dataLength;
@@ -155,11 +169,14 @@ final class ReadResponseStream {
         this.next = 0;
     }
 
-    private void enqueue(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m) {
+    private void enqueue(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m,
+                         io.rnic.core.memory.MemoryWindow w, int wGeneration) {
         if (queued == queuedPsn.length) {
             int n = queuedPsn.length * 2;
             ResponderResource[] rs = new ResponderResource[n];
             MemoryRegion[] ms = new MemoryRegion[n];
+            io.rnic.core.memory.MemoryWindow[] ws = new io.rnic.core.memory.MemoryWindow[n];
+            int[] gs = new int[n];
             int[] ps = new int[n];
             long[] vs = new long[n];
             long[] ls = new long[n];
@@ -167,12 +184,16 @@ final class ReadResponseStream {
                 int at = (queueHead + i) % queuedPsn.length;
                 rs[i] = queuedResource[at];
                 ms[i] = queuedMr[at];
+                ws[i] = queuedMw[at];
+                gs[i] = queuedMwGeneration[at];
                 ps[i] = queuedPsn[at];
                 vs[i] = queuedVa[at];
                 ls[i] = queuedLength[at];
             }
             queuedResource = rs;
             queuedMr = ms;
+            queuedMw = ws;
+            queuedMwGeneration = gs;
             queuedPsn = ps;
             queuedVa = vs;
             queuedLength = ls;
@@ -181,6 +202,8 @@ final class ReadResponseStream {
         int tail = (queueHead + queued) % queuedPsn.length;
         queuedResource[tail] = r;
         queuedMr[tail] = m;
+        queuedMw[tail] = w;
+        queuedMwGeneration[tail] = wGeneration;
         queuedPsn[tail] = psn;
         queuedVa[tail] = dataVa;
         queuedLength[tail] = dataLength;
@@ -225,26 +248,32 @@ final class ReadResponseStream {
     /** The READ in progress is done: the responder's gap, then the next queued READ, if any. */
     private void nextRead() {
         mr = null;
+        if (mw != null) {
+            mw = null;
+        }
         resource = null;
         int nextPsn = queued > 0 ? queuedPsn[queueHead] : -1;
         gap.between(nextPsn);
         if (queued > 0) {
             ResponderResource r = queuedResource[queueHead];
             MemoryRegion m = queuedMr[queueHead];
+            io.rnic.core.memory.MemoryWindow w = queuedMw[queueHead];
+            int wGeneration = queuedMwGeneration[queueHead];
             long dataVa = queuedVa[queueHead];
             long dataLength = queuedLength[queueHead];
             queuedResource[queueHead] = null;
             queuedMr[queueHead] = null;
+            queuedMw[queueHead] = null;
             queueHead = (queueHead + 1) % queuedPsn.length;
             queued--;
-            begin(r, nextPsn, dataVa, dataLength, m);
+            begin(r, nextPsn, dataVa, dataLength, m, w, wGeneration);
         }
     }
 
     private int sendPackets(int budget) {
-        if (mr != null && !mr.isValid()) {
-            // Deregistered while the READ was answered: no more responses (rule 4); the
-            // requester's retry then meets an invalid key.
+        if (mr != null && !io.rnic.core.memory.RemoteKey.stillGranted(mr, mw, mwGeneration)) {
+            // Deregistered, or its window revoked, while the READ was answered: no more responses
+            // (rule 4); the requester's retry then meets an invalid key.
             interrupt(false);
             return 0;
         }

@@ -82,4 +82,12 @@ interface ReceiveQueue {
 
     /** A QP drawing from this queue was reset or destroyed: its WQEs go without completions. */
     void qpReset(RecvWqe held);
+
+    /**
+     * Refuses every later post to a QP's own queue with {@code reason} (its QP destroyed, its
+     * device closed): a post either came first, and is flushed or dropped with the queue, or
+     * throws. A shared queue outlives its QPs and keeps taking posts.
+     */
+    default void refusePosts(String reason) {
+    }
 }

@@ -83,6 +83,12 @@ final class Responder {
     private ReceiveQueue rwqeQueue;
     private long placed;
     private MemoryRegion writeMr;
+    /**
+     * The memory window a WRITE in progress was granted through (null for a region's key), and
+     * its generation then: the WRITE's later packets land only while that grant stands.
+     */
+    private io.rnic.core.memory.MemoryWindow writeMw;
+    private int writeMwGeneration;
     private long writeVa;
     private long writeRemaining;
     private long writeLength;
@@ -94,6 +100,9 @@ final class Responder {
     private MemoryRegion atomicMr;
     /** Where the READ or atomic being executed accesses its region (a window's address translated). */
     private long readVa;
+    /** The window a READ being answered was granted through (null for a region's key), and its generation then. */
+    private io.rnic.core.memory.MemoryWindow readMw;
+    private int readMwGeneration;
     private long atomicVa;
     /** What an R_Key resolved to (reused). */
     private final io.rnic.core.memory.RemoteKey remoteKey = new io.rnic.core.memory.RemoteKey();
@@ -169,6 +178,9 @@ final class Responder {
         inMessage = null;
         placed = 0;
         writeMr = null; // not held between packets: nothing to release
+        if (writeMw != null) {
+            writeMw = null;
+        }
         writeRemaining = 0;
         writeLength = 0;
     }
@@ -478,12 +490,19 @@ final class Responder {
             }
             if (o == Operation.RDMA_WRITE) {
                 writeMr = mr;
+                io.rnic.core.memory.MemoryWindow mw = len > 0 ? remoteKey.mw : null;
+                if (writeMw != mw) { // null message after message through regions: no GC write barrier
+                    writeMw = mw;
+                }
+                writeMwGeneration = remoteKey.mwGeneration;
                 writeVa = at;
                 writeRemaining = len;
                 writeLength = len;
             } else {
                 readMr = mr;
                 readVa = at;
+                readMw = len > 0 ? remoteKey.mw : null;
+                readMwGeneration = remoteKey.mwGeneration;
             }
             return State.EXECUTE;
         }
@@ -566,9 +585,11 @@ final class Responder {
             }
             case RDMA_WRITE -> {
                 if (len > 0) {
-                    // Checked packet by packet: a region deregistered since the WRITE began fails
-                    // the rest of it (the old key no longer grants access).
-                    if (!writeMr.isValid()) {
+                    // Checked packet by packet: a region deregistered, or a window invalidated,
+                    // rebound or deallocated, since the WRITE began fails the rest of it (the old
+                    // key no longer grants access: reference §8.3, Remote Access Error). Both
+                    // changes run on this thread between packets.
+                    if (!io.rnic.core.memory.RemoteKey.stillGranted(writeMr, writeMw, writeMwGeneration)) {
                         return error(ResponderError.REMOTE_ACCESS);
                     }
                     writeMr.write(writeVa, p.buffer(), p.payloadOffset(), len);
@@ -644,7 +665,9 @@ final class Responder {
         window.advance(packets);
         MemoryRegion mr = readMr;
         readMr = null;
-        sendReadResponses(r, psn, readVa, len, mr);
+        io.rnic.core.memory.MemoryWindow mw = readMw;
+        readMw = null;
+        sendReadResponses(r, psn, readVa, len, mr, mw, readMwGeneration);
         return State.DONE;
     }
 
@@ -654,7 +677,8 @@ final class Responder {
      * (seed 000 §3.3.2.2 rule 6), one the stream already covers is dropped, any other READ waits
      * for it to finish.
      */
-    private void sendReadResponses(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr) {
+    private void sendReadResponses(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr,
+                                   io.rnic.core.memory.MemoryWindow mw, int mwGeneration) {
         flushOwedAck();
         if (readStream.active()) {
             if (Psn.compare(fromPsn, readStream.positionPsn()) < 0 && receiveWindow.earlierReadInterrupts()) {
@@ -664,7 +688,7 @@ final class Responder {
                 return;
             }
         }
-        readStream.start(r, fromPsn, va, length, mr);
+        readStream.start(r, fromPsn, va, length, mr, mw, mwGeneration);
     }
 
     private State atomicReply(RocePacket p) {
@@ -746,7 +770,7 @@ final class Responder {
         r.pd = target.pd();
         rel.msn = Psn.next(rel.msn);
         window.advance(1);
-        sendReadResponses(r, psn, 0, 0, null);
+        sendReadResponses(r, psn, 0, 0, null, null, 0);
     }
 
     private void sendAtomicAck(int psn, long original) {
@@ -911,7 +935,7 @@ final class Responder {
             return State.DONE;
         }
         if (r.answerOnly) { // a duplicate ATOMIC WRITE or FLUSH: answered again, not executed again
-            sendReadResponses(r, psn, 0, 0, null);
+            sendReadResponses(r, psn, 0, 0, null, null, 0);
             return State.DONE;
         }
         if (o != Operation.RDMA_READ_REQUEST) {
@@ -931,18 +955,20 @@ final class Responder {
             return State.DONE;
         }
         MemoryRegion mr = null;
+        io.rnic.core.memory.MemoryWindow mw = null;
         long at = va;
         if (r.length > 0) {
             AccessResult check = qp.hca.keys().resolveRemote(r.rkey, r.pd, p.bth().destQp(), va, len, AccessFlags.REMOTE_READ, 1,
                     remoteKey);
             mr = remoteKey.mr;
+            mw = remoteKey.mw;
             at = remoteKey.va;
             if (check != AccessResult.OK || !mr.isValid()) {
                 qp.hca.counters().inc(Counter.RCVD_DROPPED);
                 return State.DONE;
             }
         }
-        sendReadResponses(r, psn, at, len, mr);
+        sendReadResponses(r, psn, at, len, mr, mw, remoteKey.mwGeneration);
         return State.DONE;
     }
 

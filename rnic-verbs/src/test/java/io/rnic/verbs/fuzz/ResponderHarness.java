@@ -60,6 +60,8 @@ final class ResponderHarness implements AutoCloseable {
     private static final int QKEY = 0x11111111;
     private static final int PSN_A = 0x100;
     private static final int PSN_B = 0x200;
+    /** PSNs B's responder may run ahead of A's requester before the pair is rebuilt. */
+    private static final int MAX_DRIFT = 1024;
 
     private final SimNetwork net = new SimNetwork(1);
     private final SimWire wireA = net.attach("10.0.0.1");
@@ -100,6 +102,8 @@ final class ResponderHarness implements AutoCloseable {
     private long inputs;
     private long packets;
     private long rebuilds;
+    private long rcRebuilds;
+    private long rdRebuilds;
 
     ResponderHarness() {
         for (int i = 0; i < CANARY_BYTES; i++) {
@@ -153,6 +157,8 @@ final class ResponderHarness implements AutoCloseable {
         inputs++;
         int n = in.intIn(1, 4);
         boolean rd = in.intIn(0, 3) == 0; // a quarter of the inputs are RD requests at B's EE context
+        // The responder's live expected PSN (ibv_query_qp's rq_psn): the requests the attacker
+        // gets accepted move it, and PSNs near it reach the deepest checks.
         int expected = rd ? eecB.query().rqPsn() : rcB.query().rqPsn();
         for (int i = 0; i < n; i++) {
             ByteBuf packet = in.intIn(0, 7) == 0 ? raw(in) : crafted(in, expected + i, rd);
@@ -163,23 +169,37 @@ final class ResponderHarness implements AutoCloseable {
         }
         net.scheduler().runUntil(() -> false, 50_000_000_000L);
         check();
-        if (eecB.state() != QpState.RTS || eecA.state() != QpState.RTS || rdB.state() != QpState.RTS) {
+        if (eecB.state() != QpState.RTS || eecA.state() != QpState.RTS || rdB.state() != QpState.RTS
+                || outOfSync(eecA.query().sqPsn(), eecB.query().rqPsn())) {
             rebuilds++;
+            rdRebuilds++;
             rdB.close();
             eecA.close();
             eecB.close();
             connectRd();
         }
-        if (rcB.state() != QpState.RTS || rcA.state() != QpState.RTS) {
+        if (rcB.state() != QpState.RTS || rcA.state() != QpState.RTS
+                || outOfSync(rcA.query().sqPsn(), rcB.query().rqPsn())) {
             // An input that legitimately errors the QPs (a class-B NAK, say) would leave every
             // later input talking to a dead QP: start the next one on a fresh pair.
             rebuilds++;
+            rcRebuilds++;
             rcA.close();
             rcB.close();
             connect();
         } else {
             topUpReceives();
         }
+    }
+
+    /**
+     * Whether a pair has drifted apart: the requests the attacker got accepted in A's name moved
+     * B's expected PSN away from A's next PSN, which never moves (A sends nothing). A little
+     * drift keeps multi-input sequences possible; past {@link #MAX_DRIFT} PSNs the pair no longer
+     * resembles a connection and a fresh one is made.
+     */
+    private static boolean outOfSync(int requesterNext, int responderExpected) {
+        return io.rnic.core.psn.Psn.forward(requesterNext, responderExpected) > MAX_DRIFT;
     }
 
     /** Arbitrary bytes: the decoder's business. */
@@ -320,6 +340,16 @@ final class ResponderHarness implements AutoCloseable {
 
     long rebuilds() {
         return rebuilds;
+    }
+
+    /** RC pairs rebuilt (errored or out of sync). */
+    long rcRebuilds() {
+        return rcRebuilds;
+    }
+
+    /** RD pairs of EE contexts rebuilt. */
+    long rdRebuilds() {
+        return rdRebuilds;
     }
 
     RdmaDevice responder() {
