@@ -168,17 +168,15 @@ final class Completer {
         responses.heard();
         int psn = p.bth().psn();
         ResponseRegion region = window.classify(psn);
-        if (region == ResponseRegion.DUPLICATE) {
-            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
-            // A duplicate is dropped, but the credits it carries still count (seed 000 §2.6.2).
+        if (region != ResponseRegion.VALID) {
+            // A duplicate (seed 000 §2.6.2) or a ghost beyond the last PSN sent (§2.7) is dropped
+            // and completes nothing, but the end-to-end credits its AETH carries still count: a
+            // responder may repeat its last ACK, or send an unsolicited one, only to hand them over.
+            qp.hca.counters().inc(region == ResponseRegion.DUPLICATE ? Counter.DUPLICATE_RESPONSE : Counter.GHOST_RESPONSE);
             if (p.opcode().has(io.rnic.core.packet.Header.AETH)
                     && qp.requester.credits(p.aeth().syndrome(), p.aeth().msn())) {
                 qp.requester.run();
             }
-            return;
-        }
-        if (region == ResponseRegion.INVALID) {
-            qp.hca.counters().inc(Counter.GHOST_RESPONSE);
             return;
         }
         if (p.opcode().has(io.rnic.core.packet.Header.AETH)) {
