@@ -72,6 +72,8 @@ final class Completer {
     }
 
     void start() {
+        // The responder's MSN starts at zero after RESET (o9-114.a4): nothing heard of it yet.
+        rel.lastResponseMsn = 0;
         responses.clear();
         responses = ResponseWindow.of(qp.attrs.lossRecovery(), qp, this);
         rel.retryLeft = qp.attrs.retryCnt();
@@ -514,7 +516,7 @@ final class Completer {
     private State rnrRetry() {
         if (qp.policy.recovery() == TransportPolicy.Recovery.ABANDON_OR_SUSPEND_THEN_RESYNC) {
             // An EE context does not wait for one QP's receive queue: the message is suspended.
-            qp.ee.rnr(wqe, AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L, rel.lastResponseMsn);
+            qp.ee.rnr(wqe, AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L);
             return State.DONE;
         }
         if (rel.rnrLeft == 0) {
