@@ -95,10 +95,13 @@ final class Completer {
         responses.clear();
     }
 
-    /** Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout; 0 means no timer. */
+    /**
+     * Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout, or the response window's shorter one
+     * for what is in flight now (the extended protocol's RTO_low); 0 means no timer.
+     */
     private long timeoutNanos() {
         int t = qp.attrs.timeout();
-        return t == 0 ? 0 : 4096L << t;
+        return t == 0 ? 0 : responses.ackTimeoutNanos(4096L << t);
     }
 
     /** Called for every request packet sent: (re)arms the local ACK timer. */
@@ -109,8 +112,27 @@ final class Completer {
         }
         rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
         if (!rel.ackTimerPending) {
-            rel.ackTimerPending = true;
-            rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+            scheduleAckTimer(t);
+        } else {
+            ackTimerNoLaterThanDeadline();
+        }
+    }
+
+    private void scheduleAckTimer(long t) {
+        rel.ackTimerPending = true;
+        rel.ackTimerAt = qp.hca.scheduler().nanoTime() + t;
+        rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+    }
+
+    /**
+     * The deadline moved before the pending timer (a shorter timeout now applies, RTO_low): the
+     * timer is set again for it. A deadline that moves later (the usual case) leaves the timer,
+     * which looks at the deadline when it fires.
+     */
+    private void ackTimerNoLaterThanDeadline() {
+        if (rel.ackTimerPending && rel.ackTimerAt - rel.ackDeadline > 0) {
+            rel.ackTimer.cancel();
+            scheduleAckTimer(rel.ackDeadline - qp.hca.scheduler().nanoTime());
         }
     }
 
@@ -124,8 +146,7 @@ final class Completer {
         long t = timeoutNanos();
         if (t != 0 && !rel.ackTimerPending) {
             rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
-            rel.ackTimerPending = true;
-            rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+            scheduleAckTimer(t);
         }
     }
 
@@ -153,9 +174,7 @@ final class Completer {
         }
         long now = qp.hca.scheduler().nanoTime();
         if (rel.rnrWait || now < rel.ackDeadline) {
-            rel.ackTimerPending = true;
-            long wait = rel.rnrWait ? timeoutNanos() : rel.ackDeadline - now;
-            rel.ackTimer = qp.hca.scheduler().schedule(wait, onAckTimer);
+            scheduleAckTimer(rel.rnrWait ? timeoutNanos() : rel.ackDeadline - now);
             return;
         }
         qp.hca.counters().inc(Counter.LOCAL_ACK_TIMEOUTS);
@@ -550,6 +569,7 @@ final class Completer {
         long t = timeoutNanos();
         if (t != 0) {
             rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
+            ackTimerNoLaterThanDeadline();
         }
     }
 }
