@@ -381,6 +381,39 @@ class RdTest {
      * is suspended while the other QP's message goes through the same context (o9-107: the RNR
      * does not hold the context), and restarts as a new message once the timer has passed.
      */
+    /**
+     * 9.7.8.3.2 and 9.7.8.3.3: unlike RC's, "the number of outstanding RDMA READ request messages
+     * in a single QP or EEC shall be limited to 1", and so shall atomic requests. Two QPs share a
+     * context whose max_rd_atomic is 16 (RC's default): the second QP's atomic leaves only once
+     * the first QP's READ is answered in full, and the first QP's next READ only once the
+     * atomic's answer has come.
+     */
+    @Test
+    void oneReadOrAtomicOutstandingPerContextWhateverMaxRdAtomicAllows() {
+        try (RdFixture f = new RdFixture(34)) {
+            assertEquals(16, f.eecA.query().maxRdAtomic(), "RC's default would allow 16");
+            var sentA = sent(f.wireA);
+            var sentB = sent(f.wireB);
+            le(f.bufB).putLong(200_000, 5);
+            SendWorkRequest read = new SendWorkRequest().opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 8192, 3000, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY);
+            f.a1.postSend(read.wrId(1));
+            f.a2.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address() + 16384, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
+                    .rd(f.eecA, f.b2.qpn(), RdFixture.QKEY));
+            f.a1.postSend(read.wrId(3));
+            f.await(f.cqA, 3).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString()));
+            List<Sent> requests = sentA.stream().filter(Sent::request).toList();
+            assertEquals(List.of("RD_RDMA_READ_REQUEST", "RD_FETCH_ADD", "RD_RDMA_READ_REQUEST"),
+                    requests.stream().map(Sent::opcode).toList());
+            long readAnswered = named(sentB, "RD_RDMA_READ_RESPONSE_LAST").get(0).at();
+            long atomicAnswered = named(sentB, "RD_ATOMIC_ACKNOWLEDGE").get(0).at();
+            assertTrue(requests.get(1).at() > readAnswered, "the atomic waited for the READ's last response");
+            assertTrue(requests.get(2).at() > atomicAnswered, "the next READ waited for the atomic's answer");
+        }
+    }
+
     @Test
     void o9_111_rnrNakSuspendsTheMessageWhileAnotherQpsGoesThrough() {
         try (RdFixture f = new RdFixture(12)) {
