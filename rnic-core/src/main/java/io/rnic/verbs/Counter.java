@@ -168,7 +168,17 @@ public enum Counter {
     /** RESYNCs accepted by this HCA's EE contexts as responders (PSNs moved, message in progress dropped). */
     RD_RESYNCS_RECEIVED("rd_resyncs_received"),
     /** Suspended RD messages that a RESYNC's MSN showed the responder had completed (9.7.8.6.1, "+2"). */
-    RD_SUSPENDED_FOUND_COMPLETE("rd_suspended_found_complete");
+    RD_SUSPENDED_FOUND_COMPLETE("rd_suspended_found_complete"),
+    /**
+     * Abandoned RD SENDs and WRITEs that a RESYNC's MSN showed the responder had completed: they
+     * complete successfully after all (9.7.8.6.1, "+2").
+     */
+    RD_ABANDONED_FOUND_COMPLETE("rd_abandoned_found_complete"),
+    /**
+     * RESYNC acknowledgements whose MSN was neither one nor two above the responder's MSN before
+     * the dropped message: a corrupt response, which moves the EE context to ERR (9.7.8.6.1).
+     */
+    RD_RESYNC_CORRUPT_MSN("rd_resync_corrupt_msn");
 
     private final String rxeName;
 

@@ -12,6 +12,20 @@ public final class WorkCompletion {
     public static final int WITH_IMM = 2;
     /** {@code IBV_WC_WITH_INV}: invalidatedRkey is valid. */
     public static final int WITH_INV = 8;
+    /**
+     * {@link #vendorErr()} of a reliable datagram message completed in error after its EE context
+     * abandoned it, when the RESYNC that followed showed that the responder had completed it
+     * (IBA 9.7.8.6.1: the RESYNC acknowledgement's MSN two above the responder's MSN before the
+     * message). An atomic or a READ so reported was executed at the responder although it
+     * completes in error here; an atomic must not simply be posted again.
+     */
+    public static final int VENDOR_ERR_RD_KNOWN_COMPLETE = 1;
+    /**
+     * {@link #vendorErr()} of a reliable datagram message completed in error after its EE context
+     * abandoned it, when the RESYNC that followed showed that the responder had not completed it
+     * (IBA 9.7.8.6.1: the MSN one above, the RESYNC's own increment): it took no effect there.
+     */
+    public static final int VENDOR_ERR_RD_KNOWN_INCOMPLETE = 2;
 
     long wrId;
     WcStatus status = WcStatus.SUCCESS;
@@ -53,9 +67,11 @@ public final class WorkCompletion {
     }
 
     /**
-     * The vendor error syndrome.
+     * The vendor error syndrome: the additional information of an error completion.
      *
-     * @return {@code vendor_err}; always 0, this device has no vendor syndromes
+     * @return {@code vendor_err}: 0, or for an abandoned reliable datagram message what the
+     *         RESYNC found at the responder ({@link #VENDOR_ERR_RD_KNOWN_COMPLETE},
+     *         {@link #VENDOR_ERR_RD_KNOWN_INCOMPLETE})
      */
     public int vendorErr() {
         return vendorErr;
@@ -168,6 +184,19 @@ public final class WorkCompletion {
         storeStatus(status);
         storeOpcode(opcode);
         this.qpNum = qpNum;
+        this.vendorErr = 0; // entries are reused: an earlier error's syndrome must not linger
+        return this;
+    }
+
+    /**
+     * Sets the vendor error syndrome of an error completion (after {@link #fill}, which clears it).
+     *
+     * @param vendorErr the syndrome, {@link #VENDOR_ERR_RD_KNOWN_COMPLETE} or
+     *        {@link #VENDOR_ERR_RD_KNOWN_INCOMPLETE} (0: none)
+     * @return this
+     */
+    public WorkCompletion vendorErr(int vendorErr) {
+        this.vendorErr = vendorErr;
         return this;
     }
 
@@ -230,6 +259,9 @@ public final class WorkCompletion {
             if ((wcFlags & WITH_INV) != 0) {
                 sb.append(String.format(" inv_rkey=0x%08x", invalidatedRkey));
             }
+        }
+        if (vendorErr != 0) {
+            sb.append(" vendor_err=").append(vendorErr);
         }
         return sb.append(" qp=0x").append(Integer.toHexString(qpNum)).append('}').toString();
     }

@@ -1,6 +1,7 @@
 package io.rnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.rnic.core.packet.AethSyndrome;
 import io.rnic.core.packet.PacketFields;
@@ -115,6 +116,36 @@ class EndToEndCreditsTest {
             Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, dupAck);
             f.net.scheduler().runFor(1_000_000);
             assertEquals(2, Wiretap.count(sentA, n("RC_SEND_ONLY")), "#2 went on the duplicate ACK's credits");
+            f.await(f.cqA, 2).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
+        }
+    }
+
+    /**
+     * Seed 000 §2.7 (ghost ACKs): an ACK whose PSN is beyond the last PSN sent (the invalid
+     * region) is dropped, and completes nothing, but the credits in its AETH are still taken, as
+     * a duplicate-region ACK's are (§2.6.2). Before, a ghost ACK's credits were dropped with it.
+     */
+    @Test
+    void aGhostAckIsDroppedButTheCreditsItCarriesCount() {
+        try (RcFixture f = fixture(124)) {
+            var sentA = Wiretap.sent(f.wireA);
+            ba(f).fault(Faults.dropNthAck(1));
+            recv(f, 0);
+            recv(f, 1);
+            f.postA(send(f, 1, 8));
+            f.postA(send(f, 2, 8));
+            f.net.scheduler().runFor(1_000_000);
+            assertEquals(1, Wiretap.count(sentA, n("RC_SEND_ONLY")), "#2 waits: #1 is the outstanding probe");
+            long ghostsBefore = f.a.counters().get(Counter.GHOST_RESPONSE);
+            PacketFields ghostAck = f.packet(n("RC_ACKNOWLEDGE"));
+            ghostAck.destQp = f.qpA.qpn();
+            ghostAck.psn = Psn.add(PSN_A, 1000); // beyond the last PSN sent (PSN_A): the invalid region
+            ghostAck.aethSyndrome = AethSyndrome.ack(AethSyndrome.creditCodeFor(2));
+            ghostAck.aethMsn = 0;
+            Wiretap.inject(f.wireB, f.qpB.sourcePort(), f.wireA, ghostAck);
+            f.net.scheduler().runUntil(() -> f.a.counters().get(Counter.GHOST_RESPONSE) > ghostsBefore, 1_000_000);
+            assertFalse(f.cqA.poll(new WorkCompletion()), "the ghost ACK completed nothing");
+            assertEquals(2, Wiretap.count(sentA, n("RC_SEND_ONLY")), "#2 went on the ghost ACK's credits");
             f.await(f.cqA, 2).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status()));
         }
     }

@@ -399,6 +399,71 @@ class LossRecoveryTest {
         }
     }
 
+    /**
+     * Seed 002: selective retransmission resends only what was lost, tail loss included. A
+     * 32-packet WRITE loses packets +1, +2, +10, +20 and +31 (its last, which no later packet
+     * reveals): the holes behind later packets are NAKed and resent, the tail after a short
+     * retransmission timeout (IRN's RTO_low, few packets being in flight), and the responder
+     * acknowledges everything it holds once the last hole fills. At most 1.1 packets resent per
+     * packet lost (exactly the five here), where 15 were resent before.
+     */
+    @Test
+    void selectiveRetransmissionResendsOnlyTheLostPacketsTailIncluded() {
+        try (RcFixture f = fixture(25, LossRecovery.SELECTIVE)) {
+            var sentA = Wiretap.sent(f.wireA);
+            int[] lost = {1, 2, 10, 20, 31};
+            for (int i : lost) {
+                ab(f).fault(Faults.dropPsnOnce(-1, PSN_A + i));
+            }
+            RcFixture.fill(f.bufA, 0, 32 * MTU, 25);
+            long start = f.net.scheduler().nanoTime();
+            f.postA(write(f, 1, 0, 32 * MTU));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            long took = f.net.scheduler().nanoTime() - start;
+            assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 32 * MTU));
+            assertEquals(1, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS), "the tail's");
+            assertTrue(took < 1_000_000, "the tail went again after RTO_low (100 us), not the 67 ms ACK timeout: "
+                    + took + " ns");
+            long resent = f.a.counters().get(Counter.RETRANSMITTED_PKTS);
+            assertTrue(resent <= 1.1 * lost.length, resent + " packets resent for " + lost.length + " lost: "
+                    + psns(sentA, "SR_RDMA_WRITE").subList(32, psns(sentA, "SR_RDMA_WRITE").size()));
+            List<Integer> again = psns(sentA, "SR_RDMA_WRITE").subList(32, 32 + (int) resent);
+            assertEquals(java.util.Arrays.stream(lost).map(i -> PSN_A + i).boxed().collect(Collectors.toSet()),
+                    new java.util.HashSet<>(again), "exactly the lost packets went again");
+        }
+    }
+
+    /**
+     * IRN's RTO_low (seed 002, the extended protocol): it applies once per forward progress. A
+     * 4-packet WRITE whose last packet is lost twice: the first resend leaves after RTO_low
+     * (100 µs in virtual time), and when it is lost too the next waits for the normal ACK
+     * timeout (67 ms), so a slow peer cannot make RTO_low spend the retry budget. Set to 0, it is
+     * off: the tail waits for the normal timeout at once.
+     */
+    @Test
+    void rtoLowAppliesOncePerProgressAndCanBeTurnedOff() {
+        long normal = 4096L << 14;
+        for (boolean off : new boolean[] {false, true}) {
+            RecoveryTuning tuning = off ? RecoveryTuning.defaults().withRtoLow(0, 3) : RecoveryTuning.defaults();
+            try (RcFixture f = fixture(26, LossRecovery.SELECTIVE, tuning)) {
+                ab(f).fault(Faults.dropFirst(PacketMatch.psn(-1, PSN_A + 3), off ? 1 : 2));
+                long start = f.net.scheduler().nanoTime();
+                f.postA(write(f, 1, 0, 4 * MTU));
+                assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+                long took = f.net.scheduler().nanoTime() - start;
+                if (off) {
+                    assertTrue(took > normal && took < normal + 1_000_000, "off: the normal timeout, " + took + " ns");
+                    assertEquals(1, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+                } else {
+                    assertTrue(took > normal + 100_000 && took < normal + 1_000_000,
+                            "RTO_low, then the normal timeout: " + took + " ns");
+                    assertEquals(2, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
+                }
+                assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 4 * MTU));
+            }
+        }
+    }
+
     @Test
     void aStandardPeerDropsSelectivePacketsAsAnotherTransports() {
         DeviceConfig config = DeviceConfig.defaults();

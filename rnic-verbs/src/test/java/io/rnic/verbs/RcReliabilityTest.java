@@ -496,6 +496,84 @@ class RcReliabilityTest {
         }
     }
 
+    /**
+     * Seed 000 §3.3.2.1 (IBA 9.7.5.1, duplicate atomics): "If the PSN of a duplicate atomic
+     * request does not match the PSN of any recently executed atomic operation, the request is
+     * invalid and silently dropped." A FETCH_ADD arrives at the PSN of a SEND already completed:
+     * a duplicate with no saved atomic result there. Nothing answers it, nothing executes it, it
+     * is counted, and the QP carries on.
+     */
+    @Test
+    void aDuplicateAtomicAtAPsnOfNoSavedAtomicIsDroppedSilently() {
+        try (RcFixture f = fixture(125)) {
+            var sentB = Wiretap.sent(f.wireB);
+            ByteBuffer remote = f.bufB.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            remote.putLong(4096, 10);
+            recv(f, 1);
+            f.postA(send(f, 1, 8)); // PSN_A
+            f.postA(new SendWorkRequest().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address(), 8, f.mrA.lkey()).atomic(f.mrB.address() + 4096, f.mrB.rkey(), 5, 0)); // PSN_A + 1
+            f.await(f.cqA, 2).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString()));
+            f.settle();
+            int answered = sentB.size();
+            long dropped = f.b.counters().get(Counter.RCVD_DROPPED);
+            PacketFields dup = f.packet(n("RC_FETCH_ADD"));
+            dup.destQp = f.qpB.qpn();
+            dup.psn = PSN_A; // the SEND's: a duplicate, but no atomic executed there
+            dup.atomicVa = f.mrB.address() + 4096;
+            dup.atomicRkey = f.mrB.rkey();
+            dup.atomicSwapAdd = 5;
+            Wiretap.inject(f.wireA, f.portA(), f.wireB, dup);
+            f.settle();
+            assertEquals(answered, sentB.size(), "no answer of any kind: " + sentB.subList(answered, sentB.size()));
+            assertEquals(15, remote.getLong(4096), "not executed");
+            assertEquals(1, f.b.counters().get(Counter.ATOMICS_EXECUTED));
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+            assertEquals(dropped + 1, f.b.counters().get(Counter.RCVD_DROPPED));
+            recv(f, 3);
+            f.postA(send(f, 3, 8));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status(), "the expected PSN did not move");
+        }
+    }
+
+    /**
+     * Seed 000 §3.3.2.2 rule 3: "If, while re-executing a duplicate RDMA READ request, the
+     * responder detects an error before returning the first response packet, it silently drops
+     * the duplicate request." The READ's region is deregistered after its answer; its duplicate
+     * (the original's PSN and range) now fails the access check: no response and no NAK, counted,
+     * the expected PSN unchanged and the QP still ready.
+     */
+    @Test
+    void anErrorBeforeADuplicateReadsFirstResponseDropsItSilently() {
+        try (RcFixture f = fixture(126)) {
+            var sentB = Wiretap.sent(f.wireB);
+            MemoryRegion source = f.pdB.registerMemory(ByteBuffer.allocateDirect(4 * MTU),
+                    AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+            f.postA(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 100_000, 3 * MTU, f.mrA.lkey()).rdma(source.address(), source.rkey()));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
+            f.settle();
+            int answered = sentB.size();
+            long dropped = f.b.counters().get(Counter.RCVD_DROPPED);
+            source.close();
+            PacketFields dup = f.packet(n("RC_RDMA_READ_REQUEST"));
+            dup.destQp = f.qpB.qpn();
+            dup.psn = PSN_A;
+            dup.rethVa = source.address();
+            dup.rethRkey = source.rkey();
+            dup.rethLength = 3 * MTU;
+            Wiretap.inject(f.wireA, f.portA(), f.wireB, dup);
+            f.settle();
+            assertEquals(answered, sentB.size(), "no response and no NAK: " + sentB.subList(answered, sentB.size()));
+            assertEquals(1, f.b.counters().get(Counter.DUPLICATE_REQUEST));
+            assertEquals(dropped + 1, f.b.counters().get(Counter.RCVD_DROPPED));
+            assertEquals(QpState.RTS, f.qpB.state());
+            recv(f, 2);
+            f.postA(send(f, 2, 8));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status(), "the expected PSN did not move");
+        }
+    }
+
     @Test
     void severalDuplicatesAreAnsweredInPsnOrder() {
         try (RcFixture f = fixture(116)) {

@@ -381,6 +381,39 @@ class RdTest {
      * is suspended while the other QP's message goes through the same context (o9-107: the RNR
      * does not hold the context), and restarts as a new message once the timer has passed.
      */
+    /**
+     * 9.7.8.3.2 and 9.7.8.3.3: unlike RC's, "the number of outstanding RDMA READ request messages
+     * in a single QP or EEC shall be limited to 1", and so shall atomic requests. Two QPs share a
+     * context whose max_rd_atomic is 16 (RC's default): the second QP's atomic leaves only once
+     * the first QP's READ is answered in full, and the first QP's next READ only once the
+     * atomic's answer has come.
+     */
+    @Test
+    void oneReadOrAtomicOutstandingPerContextWhateverMaxRdAtomicAllows() {
+        try (RdFixture f = new RdFixture(34)) {
+            assertEquals(16, f.eecA.query().maxRdAtomic(), "RC's default would allow 16");
+            var sentA = sent(f.wireA);
+            var sentB = sent(f.wireB);
+            le(f.bufB).putLong(200_000, 5);
+            SendWorkRequest read = new SendWorkRequest().opcode(WrOpcode.RDMA_READ).signaled(true)
+                    .sge(f.mrA.address() + 8192, 3000, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey())
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY);
+            f.a1.postSend(read.wrId(1));
+            f.a2.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(f.mrA.address() + 16384, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
+                    .rd(f.eecA, f.b2.qpn(), RdFixture.QKEY));
+            f.a1.postSend(read.wrId(3));
+            f.await(f.cqA, 3).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString()));
+            List<Sent> requests = sentA.stream().filter(Sent::request).toList();
+            assertEquals(List.of("RD_RDMA_READ_REQUEST", "RD_FETCH_ADD", "RD_RDMA_READ_REQUEST"),
+                    requests.stream().map(Sent::opcode).toList());
+            long readAnswered = named(sentB, "RD_RDMA_READ_RESPONSE_LAST").get(0).at();
+            long atomicAnswered = named(sentB, "RD_ATOMIC_ACKNOWLEDGE").get(0).at();
+            assertTrue(requests.get(1).at() > readAnswered, "the atomic waited for the READ's last response");
+            assertTrue(requests.get(2).at() > atomicAnswered, "the next READ waited for the atomic's answer");
+        }
+    }
+
     @Test
     void o9_111_rnrNakSuspendsTheMessageWhileAnotherQpsGoesThrough() {
         try (RdFixture f = new RdFixture(12)) {
@@ -561,6 +594,113 @@ class RdTest {
     }
 
     /**
+     * 9.7.8.6.1, the abandoned message and an MSN one above: the RESYNC's own increment, so the
+     * responder never completed the message; it completes in error with the additional
+     * information "known incomplete at the responder" ({@code vendor_err}).
+     */
+    @Test
+    void resyncMsnOneAboveCompletesTheAbandonedMessageInErrorKnownIncompleteAtTheResponder() {
+        try (RdFixture f = new RdFixture(30)) {
+            f.b2.postRecv(f.recvB(2, 0, 64));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000)); // a Q_Key violation
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            List<WorkCompletion> wcs = f.await(f.cqA, 2);
+            assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wcs.get(0).status());
+            assertEquals(WorkCompletion.VENDOR_ERR_RD_KNOWN_INCOMPLETE, wcs.get(0).vendorErr(), wcs.get(0).toString());
+            assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+            assertEquals(0, wcs.get(1).vendorErr());
+            assertEquals(QpState.SQE, f.a1.state());
+            assertEquals(QpState.RTS, f.eecA.state());
+        }
+    }
+
+    /**
+     * 9.7.8.6.1, an abandoned atomic and an MSN two above: the responder did execute it (its
+     * answer came, and the requester could not place it: the result buffer was deregistered
+     * meanwhile). It "must be completed in error", with the additional information "known
+     * complete at the responder", which tells the application not to simply post it again.
+     */
+    @Test
+    void resyncMsnTwoAboveCompletesAnAbandonedAtomicInErrorKnownCompleteAtTheResponder() {
+        try (RdFixture f = new RdFixture(31)) {
+            le(f.bufB).putLong(200_000, 5);
+            MemoryRegion result = f.pdA.registerMemory(java.nio.ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+            f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                    .sge(result.address(), 8, result.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
+                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            f.net.scheduler().runUntil(() -> f.a.counters().get(Counter.SENT_PKTS) == 1, 1_000_000_000L);
+            result.close(); // sent, and deregistered before its answer comes back: the original value cannot be placed
+            WorkCompletion wc = f.await(f.cqA);
+            assertEquals(WcStatus.LOC_PROT_ERR, wc.status());
+            assertEquals(WorkCompletion.VENDOR_ERR_RD_KNOWN_COMPLETE, wc.vendorErr(), wc.toString());
+            assertEquals(6, le(f.bufB).getLong(200_000), "executed once, at the responder");
+            assertEquals(1, f.a.counters().get(Counter.RD_MESSAGES_ABANDONED));
+            assertEquals(QpState.RTS, f.eecA.state());
+        }
+    }
+
+    /**
+     * 9.7.8.6.1, an abandoned SEND and an MSN two above: an earlier try got through (its ACK was
+     * lost), and the retry could not be read (its buffer was deregistered meanwhile), so the
+     * context abandoned it; the RESYNC shows the responder completed it, and it "should complete
+     * normally (meaning it was not ultimately abandoned)": successfully, its QP still ready.
+     */
+    @Test
+    void resyncMsnTwoAboveCompletesAnAbandonedSendNormally() {
+        RcOptions o = RcOptions.defaults().withRetry(8, 7, 7); // ACK timeout 1 ms
+        try (RdFixture f = new RdFixture(32, o)) {
+            ba(f).fault(Faults.dropNthAck(1));
+            MemoryRegion source = f.pdA.registerMemory(java.nio.ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+            f.b1.postRecv(f.recvB(1, 0, 64));
+            f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).signaled(true)
+                    .sge(source.address(), 32, source.lkey()).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+            assertEquals(WcStatus.SUCCESS, f.await(f.cqB).status(), "the first try got through");
+            source.close(); // the retry the ACK timeout sends cannot be read
+            WorkCompletion wc = f.await(f.cqA);
+            assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+            assertEquals(1, f.a.counters().get(Counter.RD_MESSAGES_ABANDONED));
+            assertEquals(1, f.a.counters().get(Counter.RD_ABANDONED_FOUND_COMPLETE));
+            assertEquals(QpState.RTS, f.a1.state(), "not abandoned after all: the send queue is not in error");
+            f.settle();
+            assertEquals(0, f.cqB.size(), "delivered once");
+        }
+    }
+
+    /**
+     * 9.7.8.6.1: "If the MSN is any other value, the response is corrupt and the EEC should be
+     * placed in the error state." The RESYNC's real ACK is lost and a forged one at the RESYNC's
+     * PSN carries MSN 5 (the responder's was 0 before the abandoned message): the context goes to
+     * ERR, counted, instead of completing the RESYNC and staying ready to send.
+     */
+    @Test
+    void resyncAckWhoseMsnIsNeitherOneNorTwoAboveIsCorruptAndMovesTheContextToError() {
+        try (RdFixture f = new RdFixture(33)) {
+            var sentA = sent(f.wireA);
+            int ack = OpcodeTable.byName("RD_ACKNOWLEDGE").code();
+            ba(f).fault(Faults.dropNth(PacketMatch.opcode(ack), 2)); // the RESYNC's ACK (the first is the NAK)
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000)); // abandoned: a Q_Key violation
+            f.net.scheduler().runUntil(() -> f.b.counters().get(Counter.RD_RESYNCS_RECEIVED) == 1, 1_000_000_000L);
+            f.net.scheduler().runFor(50_000); // B's ACK leaves and is lost
+            Sent resync = named(sentA, "RD_RESYNC").get(0);
+            PacketFields forged = new PacketFields().opcode(OpcodeTable.byName("RD_ACKNOWLEDGE"));
+            forged.destQp = f.a1.qpn();
+            forged.rdethEec = f.eecA.eecn();
+            forged.psn = resync.f().psn;
+            forged.aethSyndrome = AethSyndrome.ack(AethSyndrome.CREDITS_INVALID);
+            forged.aethMsn = 5;
+            Wiretap.inject(f.wireB, f.eecB.sourcePort(), f.wireA, forged);
+            WorkCompletion wc = f.await(f.cqA);
+            assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wc.status());
+            assertEquals(0, wc.vendorErr(), "what the responder did is unknown");
+            assertEquals(QpState.ERR, f.eecA.state(), "a corrupt RESYNC response puts the context in error");
+            assertEquals(1, f.a.counters().get(Counter.RD_RESYNC_CORRUPT_MSN));
+            assertEquals(0, f.a.counters().get(Counter.RD_RESYNCS_COMPLETED));
+            f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
+            assertEquals(WcStatus.INV_EEC_STATE_ERR, f.await(f.cqA).status(), "the context carries nothing more");
+        }
+    }
+
+    /**
      * A fault that keeps the first packet with PSN {@code psn} out of the fabric and sends it again
      * (the "r3" of the seed's figure, intact, as its requester built it) just after the first
      * packet of the next RDMA WRITE; that WRITE's later packets are held back a little, so the
@@ -706,15 +846,21 @@ class RdTest {
         }
     }
 
+    static java.util.stream.LongStream faultSeeds() {
+        return java.util.stream.LongStream.range(24, 24 + Long.getLong("rnic.rd.faultSeeds", 5));
+    }
+
     /**
      * The outbound scheduling under faults (9.7.8.2.1, o9-102, o9-103, o9-111, o9-113): four RD
      * QPs share one context to four QPs of the other node, through 5 % loss, reordering and
      * duplication each way; one receiving QP has no receives for the first 200 ms, so messages
      * for it are suspended by RNR NAKs and RESYNCed over and over while the others go on. Every
-     * message arrives exactly once, intact, each QP's completions in order.
+     * message arrives exactly once, intact, each QP's completions in order (so no RESYNC answer
+     * was taken for a corrupt one, 9.7.8.6.1). Five seeds in CI; {@code -Drnic.rd.faultSeeds=N}
+     * runs N.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
-    @org.junit.jupiter.params.provider.ValueSource(longs = {24, 25, 26, 27, 28})
+    @org.junit.jupiter.params.provider.MethodSource("faultSeeds")
     void fourQpsShareOneContextThroughFaultsAndRnrSuspensionsAndEveryMessageArrivesOnce(long seed) {
         try (RdFixture f = new RdFixture(seed, RcOptions.defaults().withRetry(10, 7, 7))) {
             for (var d : new LinkDirection[] {ab(f), ba(f)}) {
@@ -764,6 +910,7 @@ class RdTest {
             assertEquals(0, f.cqB.size(), "nothing delivered twice");
             assertTrue(f.a.counters().get(Counter.RD_MESSAGES_SUSPENDED) > 0, f.a.counters().toString());
             assertTrue(f.a.counters().get(Counter.RETRANSMITTED_PKTS) > 0, f.a.counters().toString());
+            assertEquals(0, f.a.counters().get(Counter.RD_RESYNC_CORRUPT_MSN), "every RESYNC answer one or two above");
         }
     }
 

@@ -19,10 +19,11 @@ public final class ExperimentCommand extends ParsedCommand {
             .description("""
                     Runs every combination of loss recovery mode, operation and loss probability between two
                     emulated HCAs on the simulated network, and prints goodput as a fraction of the same mode's
-                    lossless run, packets sent, retransmissions per lost packet and completion-time p50/p99.
-                    Modes: gbn (the specification's go-back-N), reorder (seed 002's reorder buffer and
-                    selective re-reads, standard packets), sr (seed 002's extended-header selective
-                    retransmission). The network and QP settings are fixed and printed; the same seed gives
+                    lossless run, packets sent, retransmissions per lost packet and completion-time p50/p99,
+                    then the packets resent per packet lost of each mode over all its runs.
+                    Modes: gbn (the specification's go-back-N), reorder (a reorder buffer and selective
+                    re-reads, standard packets), sr (selective retransmission with an extended header,
+                    IRN-style). The network and QP settings are fixed and printed; the same seed gives
                     the same table, byte for byte.""")
             .positionals("EXPERIMENT", 1, 1)
             .option(null, "--loss", "P,...", "drop probabilities (default 0,0.001,0.01,0.05)")
@@ -40,7 +41,7 @@ public final class ExperimentCommand extends ParsedCommand {
 
     @Override
     public String summary() {
-        return "compare seed 002's loss recovery modes under random loss (experiment loss)";
+        return "compare the loss recovery modes under random loss (experiment loss)";
     }
 
     @Override

@@ -38,7 +38,32 @@ public final class ExperimentReport {
                     r.mode().label(), r.op().label(), loss(r.loss()), r.goodput() * 8 / 1e9, row.goodputFraction(),
                     r.packetsSent(), r.lost(), r.retransmissionsPerLoss(), r.timeouts(), r.p50Micros(), r.p99Micros()));
         }
+        sb.append(perMode());
         return sb.toString();
+    }
+
+    /**
+     * Packets resent per packet lost, per mode over all its lossy runs: the mode's total
+     * retransmissions over its total losses (a comment line, after the table).
+     */
+    String perMode() {
+        Map<LossExperiment.Mode, long[]> totals = new LinkedHashMap<>();
+        for (Row row : rows) {
+            LossExperiment.Result r = row.result();
+            long[] t = totals.computeIfAbsent(r.mode(), k -> new long[2]);
+            t[0] += r.retransmissions();
+            t[1] += r.lost();
+        }
+        StringBuilder sb = new StringBuilder("# packets resent per packet lost, all runs of a mode:");
+        String sep = " ";
+        for (var e : totals.entrySet()) {
+            long[] t = e.getValue();
+            sb.append(sep).append(e.getKey().label()).append(' ');
+            sb.append(t[1] == 0 ? "- (nothing lost)"
+                    : String.format(Locale.ROOT, "%.2f (%d for %d)", (double) t[0] / t[1], t[0], t[1]));
+            sep = ", ";
+        }
+        return sb.append('\n').toString();
     }
 
     /** The CSV: {@link #CSV_HEADER}, then one line per row. */

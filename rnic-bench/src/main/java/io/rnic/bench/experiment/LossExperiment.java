@@ -120,8 +120,9 @@ public final class LossExperiment {
          * timeout of 4.096 µs × 2^6 = 262 µs (near IRN's RTO_high of 320 µs: longer than a full
          * window's 110 µs in the link queue plus the round trip, so go-back-N's resent window does
          * not time out spuriously; rdma-core's default 14, 67 ms, would make go-back-N's numbers
-         * about timeouts alone); holes declared lost after 25 µs or 8 later packets; 200 messages,
-         * 32 posted at once.
+         * about timeouts alone); holes declared lost after 25 µs or 8 later packets; the extended
+         * protocol's RTO_low of 100 µs while at most 3 PSNs are in flight (the HCA default, IRN's);
+         * 200 messages, 32 posted at once.
          */
         public static Settings defaults() {
             return new Settings(new LinkConfig(2_000, 10_000_000_000L, 1 << 22), PathMtu.MTU_1024, 128, 6, 7,
@@ -133,10 +134,14 @@ public final class LossExperiment {
             return String.format(Locale.ROOT, "link %d Gb/s, %d us one way, queue %d KiB; MTU %d; window %d PSNs; "
                             + "ACK timeout 4.096 us x 2^%d = %d us (IRN-style short timeout), retry_cnt %d;%n"
                             + "reorder buffer %d packets per QP; hole lost after %d us or %d later packets; "
-                            + "%d messages per run, %d in flight; loss applied to every packet, both directions",
+                            + "sr's RTO_low %d us while at most %d PSNs are in flight;%n"
+                            + "%d messages per run, %d in flight; loss applied to every packet, both directions; "
+                            + "retx/loss: packets sent again (requests, and READ responses beyond the ones each READ "
+                            + "needs) per packet lost (either way: requests, responses, ACKs)",
                     link.bitsPerSecond() / 1_000_000_000L, link.latencyNanos() / 1000, link.queueLimitBytes() / 1024,
                     mtu.bytes(), window, timeoutExp, (4096L << timeoutExp) / 1000, retries,
-                    tuning.reorderPackets(), tuning.holeTimeoutNanos() / 1000, tuning.holeRun(), messages, inFlight);
+                    tuning.reorderPackets(), tuning.holeTimeoutNanos() / 1000, tuning.holeRun(),
+                    tuning.rtoLowNanos(true) / 1000, tuning.rtoLowPackets(), messages, inFlight);
         }
     }
 

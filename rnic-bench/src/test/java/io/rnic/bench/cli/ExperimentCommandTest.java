@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rnic.bench.experiment.ExperimentReport;
+import io.rnic.bench.experiment.LossExperiment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,6 +24,27 @@ class ExperimentCommandTest {
         assertEquals(first.out(), second.out());
         assertTrue(first.out().contains("ACK timeout 4.096 us x 2^6 = 262 us"), first.out());
         assertTrue(first.out().contains("hole lost after 25 us or 8 later packets"), first.out());
+        assertTrue(first.out().contains("sr's RTO_low 100 us while at most 3 PSNs are in flight"), first.out());
+        assertTrue(first.out().contains("# packets resent per packet lost, all runs of a mode: gbn "), first.out());
+    }
+
+    /** The per-mode figure is the mode's retransmissions over its losses, summed over its runs. */
+    @Test
+    void eachModesPacketsResentPerPacketLostSumsItsRuns() {
+        ExperimentReport report = new ExperimentReport();
+        LossExperiment.Result lossless = result(LossExperiment.Mode.SR, 0, 0, 0);
+        report.add(lossless, lossless);
+        report.add(result(LossExperiment.Mode.SR, 0.01, 10, 11), lossless);
+        report.add(result(LossExperiment.Mode.SR, 0.05, 30, 33), lossless);
+        report.add(result(LossExperiment.Mode.GBN, 0.01, 4, 200), result(LossExperiment.Mode.GBN, 0, 0, 0));
+        String table = report.table();
+        assertTrue(table.endsWith("# packets resent per packet lost, all runs of a mode: sr 1.10 (44 for 40), "
+                + "gbn 50.00 (200 for 4)\n"), table);
+    }
+
+    private static LossExperiment.Result result(LossExperiment.Mode mode, double loss, long lost, long retransmissions) {
+        return new LossExperiment.Result(mode, LossExperiment.Op.WRITE64K, loss, 1 << 20, 1_000_000, 1000, lost,
+                retransmissions, 0, 1, 2);
     }
 
     @Test

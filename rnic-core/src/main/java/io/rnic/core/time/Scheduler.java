@@ -22,6 +22,14 @@ public interface Scheduler extends Clock {
     /** True if the calling thread is the one that owns the protocol state. */
     boolean inOwnerThread();
 
+    /**
+     * True if this scheduler's time is virtual (the simulated network's): it passes only as the
+     * network runs, so a timeout in it says nothing of a host's load. False for real time.
+     */
+    default boolean virtualTime() {
+        return false;
+    }
+
     /** A scheduled task. */
     interface Timer {
         /** Prevents the task from running if it has not run yet; returns true if it was pending. */

@@ -72,6 +72,8 @@ final class Completer {
     }
 
     void start() {
+        // The responder's MSN starts at zero after RESET (o9-114.a4): nothing heard of it yet.
+        rel.lastResponseMsn = 0;
         responses.clear();
         responses = ResponseWindow.of(qp.attrs.lossRecovery(), qp, this);
         rel.retryLeft = qp.attrs.retryCnt();
@@ -93,10 +95,13 @@ final class Completer {
         responses.clear();
     }
 
-    /** Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout; 0 means no timer. */
+    /**
+     * Local ACK timeout in nanoseconds: 4.096 µs × 2^timeout, or the response window's shorter one
+     * for what is in flight now (the extended protocol's RTO_low); 0 means no timer.
+     */
     private long timeoutNanos() {
         int t = qp.attrs.timeout();
-        return t == 0 ? 0 : 4096L << t;
+        return t == 0 ? 0 : responses.ackTimeoutNanos(4096L << t);
     }
 
     /** Called for every request packet sent: (re)arms the local ACK timer. */
@@ -107,8 +112,27 @@ final class Completer {
         }
         rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
         if (!rel.ackTimerPending) {
-            rel.ackTimerPending = true;
-            rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+            scheduleAckTimer(t);
+        } else {
+            ackTimerNoLaterThanDeadline();
+        }
+    }
+
+    private void scheduleAckTimer(long t) {
+        rel.ackTimerPending = true;
+        rel.ackTimerAt = qp.hca.scheduler().nanoTime() + t;
+        rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+    }
+
+    /**
+     * The deadline moved before the pending timer (a shorter timeout now applies, RTO_low): the
+     * timer is set again for it. A deadline that moves later (the usual case) leaves the timer,
+     * which looks at the deadline when it fires.
+     */
+    private void ackTimerNoLaterThanDeadline() {
+        if (rel.ackTimerPending && rel.ackTimerAt - rel.ackDeadline > 0) {
+            rel.ackTimer.cancel();
+            scheduleAckTimer(rel.ackDeadline - qp.hca.scheduler().nanoTime());
         }
     }
 
@@ -122,8 +146,7 @@ final class Completer {
         long t = timeoutNanos();
         if (t != 0 && !rel.ackTimerPending) {
             rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
-            rel.ackTimerPending = true;
-            rel.ackTimer = qp.hca.scheduler().schedule(t, onAckTimer);
+            scheduleAckTimer(t);
         }
     }
 
@@ -151,9 +174,7 @@ final class Completer {
         }
         long now = qp.hca.scheduler().nanoTime();
         if (rel.rnrWait || now < rel.ackDeadline) {
-            rel.ackTimerPending = true;
-            long wait = rel.rnrWait ? timeoutNanos() : rel.ackDeadline - now;
-            rel.ackTimer = qp.hca.scheduler().schedule(wait, onAckTimer);
+            scheduleAckTimer(rel.rnrWait ? timeoutNanos() : rel.ackDeadline - now);
             return;
         }
         qp.hca.counters().inc(Counter.LOCAL_ACK_TIMEOUTS);
@@ -168,17 +189,15 @@ final class Completer {
         responses.heard();
         int psn = p.bth().psn();
         ResponseRegion region = window.classify(psn);
-        if (region == ResponseRegion.DUPLICATE) {
-            qp.hca.counters().inc(Counter.DUPLICATE_RESPONSE);
-            // A duplicate is dropped, but the credits it carries still count (seed 000 §2.6.2).
+        if (region != ResponseRegion.VALID) {
+            // A duplicate (seed 000 §2.6.2) or a ghost beyond the last PSN sent (§2.7) is dropped
+            // and completes nothing, but the end-to-end credits its AETH carries still count: a
+            // responder may repeat its last ACK, or send an unsolicited one, only to hand them over.
+            qp.hca.counters().inc(region == ResponseRegion.DUPLICATE ? Counter.DUPLICATE_RESPONSE : Counter.GHOST_RESPONSE);
             if (p.opcode().has(io.rnic.core.packet.Header.AETH)
                     && qp.requester.credits(p.aeth().syndrome(), p.aeth().msn())) {
                 qp.requester.run();
             }
-            return;
-        }
-        if (region == ResponseRegion.INVALID) {
-            qp.hca.counters().inc(Counter.GHOST_RESPONSE);
             return;
         }
         if (p.opcode().has(io.rnic.core.packet.Header.AETH)) {
@@ -516,7 +535,7 @@ final class Completer {
     private State rnrRetry() {
         if (qp.policy.recovery() == TransportPolicy.Recovery.ABANDON_OR_SUSPEND_THEN_RESYNC) {
             // An EE context does not wait for one QP's receive queue: the message is suspended.
-            qp.ee.rnr(wqe, AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L, rel.lastResponseMsn);
+            qp.ee.rnr(wqe, AethSyndrome.rnrDelayMicros(rnrTimerCode) * 1000L);
             return State.DONE;
         }
         if (rel.rnrLeft == 0) {
@@ -550,6 +569,7 @@ final class Completer {
         long t = timeoutNanos();
         if (t != 0) {
             rel.ackDeadline = qp.hca.scheduler().nanoTime() + t;
+            ackTimerNoLaterThanDeadline();
         }
     }
 }

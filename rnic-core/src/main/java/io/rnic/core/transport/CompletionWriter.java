@@ -24,6 +24,14 @@ class CompletionWriter {
      * completion; errors always do.
      */
     void completeSend(SendWqe w, WcStatus status) {
+        completeSend(w, status, 0);
+    }
+
+    /**
+     * As {@link #completeSend(SendWqe, WcStatus)}, with the additional information of an error
+     * completion ({@code vendor_err}: what a RESYNC found of an abandoned RD message).
+     */
+    void completeSend(SendWqe w, WcStatus status, int vendorErr) {
         long wrId = w.wrId;
         WcOpcode opcode = w.kind == null ? WcOpcode.SEND : w.kind.completion();
         int byteLen = status == WcStatus.SUCCESS ? (int) w.length() : 0;
@@ -39,6 +47,9 @@ class CompletionWriter {
             WorkCompletion wc = qp.sendCq.begin();
             if (wc != null) {
                 wc.fill(wrId, status, opcode, qp.qpn).details(byteLen, 0, 0, 0, 0);
+                if (vendorErr != 0) {
+                    wc.vendorErr(vendorErr);
+                }
                 qp.sendCq.commit(false);
             } else {
                 cqOverflow();

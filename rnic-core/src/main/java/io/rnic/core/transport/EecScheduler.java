@@ -32,10 +32,23 @@ final class EecScheduler implements SendDriver {
     /** A message was dropped: a RESYNC goes before the next one. */
     private boolean resyncOwed;
     private final SendWqe resync = new SendWqe(0, 0);
-    /** The message an RNR NAK suspended and the MSN that NAK carried, until the RESYNC answers. */
+    /**
+     * The responder's MSN when the context started its current message: the last one heard then,
+     * since the message before it completed on its own answer. A RESYNC's MSN is compared with it
+     * (9.7.8.6.1): one above is the RESYNC's own increment, two above means the dropped message
+     * had completed at the responder too.
+     */
+    private int startMsn;
+    /** The message an RNR NAK suspended, until the RESYNC answers. */
     private SendWqe suspended;
     private QpContext suspendedQp;
-    private int suspendedMsn;
+    /**
+     * The message abandoned for an error of its QP, with its QP and error: it completes when the
+     * RESYNC answers, which tells whether the responder completed it after all (9.7.8.6.1).
+     */
+    private SendWqe abandoned;
+    private QpContext abandonedQp;
+    private WcStatus abandonedStatus;
 
     /** o9-114.a1's choice for errors of a message's QP. */
     private io.rnic.verbs.RdQpErrorRecovery qpErrors = io.rnic.verbs.RdQpErrorRecovery.RESYNC;
@@ -64,6 +77,20 @@ final class EecScheduler implements SendDriver {
     /** Takes {@code qp} off the list or off the context; a message it had on the context is dropped. */
     void withdraw(QpContext qp) {
         waiting.remove(qp);
+        if (suspendedQp == qp) {
+            suspended = null; // the QP leaves: ERR flushes its message, RESET forgets it
+            suspendedQp = null;
+        }
+        if (abandonedQp == qp) {
+            SendWqe w = abandoned;
+            WcStatus status = abandonedStatus;
+            abandoned = null;
+            abandonedQp = null;
+            if (qp.state == QpState.ERR) {
+                // Its own error first, what the RESYNC would have found unknown; the flush follows.
+                qp.completions.completeSend(w, status);
+            }
+        }
         if (sender == qp) {
             sender = null;
             dropCurrent();
@@ -98,6 +125,7 @@ final class EecScheduler implements SendDriver {
                 continue;
             }
             sender = qp;
+            startMsn = eec.rel.lastResponseMsn;
             sq.carry(w);
             eec.requester.run();
             return;
@@ -140,10 +168,18 @@ final class EecScheduler implements SendDriver {
             eec.failWith(event, null);
             return;
         }
+        // Abandoned: the context carries on after a RESYNC, whose answer tells what became of
+        // the message at the responder and so how it completes (resynchronised).
         eec.hca.counters().inc(Counter.RD_MESSAGES_ABANDONED);
+        QpContext qp = sender;
+        sender = null;
         forget(w);
+        sq.drop();
+        abandoned = w;
+        abandonedQp = qp;
+        abandonedStatus = status;
         resyncOwed = true;
-        eec.completions.completeSend(w, status);
+        run();
     }
 
     /** Errors of the context rather than of the message's QP (9.7.8.1: "retry limit exceeded etc."). */
@@ -152,10 +188,10 @@ final class EecScheduler implements SendDriver {
     }
 
     /**
-     * An RNR NAK with timer {@code delayNanos} and MSN {@code msn} answered the message on the
-     * context: it is suspended (9.7.8.5) unless its RNR retries are spent, which abandons it.
+     * An RNR NAK with timer {@code delayNanos} answered the message on the context: it is
+     * suspended (9.7.8.5) unless its RNR retries are spent, which abandons it.
      */
-    void rnr(SendWqe w, long delayNanos, int msn) {
+    void rnr(SendWqe w, long delayNanos) {
         if (w == resync || w == null) {
             return; // a RESYNC takes no receive WQE: no RNR NAK can be for it
         }
@@ -178,20 +214,50 @@ final class EecScheduler implements SendDriver {
         w.restartAsNewMessage();
         suspended = w;
         suspendedQp = qp;
-        suspendedMsn = msn;
         resyncOwed = true;
         qp.rdSender().suspend(delayNanos);
         run();
     }
 
     /**
-     * The RESYNC was acknowledged. Its MSN tells what became of a suspended message (9.7.8.6.1):
-     * two more than the NAK's means the responder did complete it (an earlier try got through),
-     * so a SEND or WRITE completes now instead of being sent again; one more means it was not
-     * started, and it restarts as planned. A READ is restarted either way: its data never came.
+     * The RESYNC was acknowledged. Its MSN, against the responder's before the dropped message,
+     * tells what became of that message (9.7.8.6.1):
+     * <ul>
+     *   <li>one above (the RESYNC's own increment): the responder never completed it. An
+     *       abandoned message completes in error, "known incomplete at the responder"; a
+     *       suspended one restarts as planned, as a new message;</li>
+     *   <li>two above: an earlier try did complete it. A SEND or WRITE completes successfully,
+     *       whether it was suspended or abandoned (it is not sent again); an abandoned READ or
+     *       atomic completes in error, "known complete at the responder" (its answer never
+     *       arrived, or could not be placed); a suspended READ restarts, its data never came;</li>
+     *   <li>any other value: the response is corrupt, and the context goes to ERR.</li>
+     * </ul>
+     * The additional information reaches the application as the completion's {@code vendor_err}.
      */
     private void resynchronised() {
+        int advanced = Psn.diff(eec.rel.lastResponseMsn, startMsn);
+        if (advanced != 1 && advanced != 2) {
+            eec.hca.counters().inc(Counter.RD_RESYNC_CORRUPT_MSN);
+            eec.failWith(AsyncEvent.Type.QP_FATAL, null); // stop() completes what it dropped
+            return;
+        }
         eec.hca.counters().inc(Counter.RD_RESYNCS_COMPLETED);
+        boolean completedThere = advanced == 2;
+        SendWqe a = abandoned;
+        QpContext aq = abandonedQp;
+        WcStatus status = abandonedStatus;
+        abandoned = null;
+        abandonedQp = null;
+        if (a != null) {
+            if (completedThere && !a.kind.isReadOrAtomic()) {
+                eec.hca.counters().inc(Counter.RD_ABANDONED_FOUND_COMPLETE);
+                aq.rdSender().complete(a, WcStatus.SUCCESS);
+            } else {
+                aq.rdSender().complete(a, status, completedThere
+                        ? io.rnic.verbs.WorkCompletion.VENDOR_ERR_RD_KNOWN_COMPLETE
+                        : io.rnic.verbs.WorkCompletion.VENDOR_ERR_RD_KNOWN_INCOMPLETE);
+            }
+        }
         SendWqe w = suspended;
         QpContext qp = suspendedQp;
         suspended = null;
@@ -199,8 +265,7 @@ final class EecScheduler implements SendDriver {
         if (w == null || qp.rdSender().head() != w) {
             return;
         }
-        int advanced = Psn.diff(eec.rel.lastResponseMsn, suspendedMsn);
-        if (advanced == 2 && !w.kind.isReadOrAtomic()) {
+        if (completedThere && !w.kind.isReadOrAtomic()) {
             eec.hca.counters().inc(Counter.RD_SUSPENDED_FOUND_COMPLETE);
             qp.rdSender().resume();
             qp.rdSender().complete(w, WcStatus.SUCCESS);
@@ -253,6 +318,14 @@ final class EecScheduler implements SendDriver {
         dropCurrent();
         if (w != null && w != resync && qp != null) {
             fail(qp, w, WcStatus.INV_EEC_STATE_ERR);
+        }
+        if (abandoned != null) {
+            // Abandoned before the context stopped: its own error, what became of it unknown.
+            SendWqe a = abandoned;
+            QpContext aq = abandonedQp;
+            abandoned = null;
+            abandonedQp = null;
+            aq.rdSender().complete(a, abandonedStatus);
         }
         QpContext next;
         while ((next = waiting.poll()) != null) {

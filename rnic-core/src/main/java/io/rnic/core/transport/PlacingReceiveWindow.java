@@ -139,6 +139,11 @@ final class PlacingReceiveWindow extends ReorderReceiveWindow {
     }
 
     @Override
+    protected boolean acknowledgesWhatItHeld() {
+        return true;
+    }
+
+    @Override
     public boolean earlierReadInterrupts() {
         return false;
     }

@@ -71,13 +71,18 @@ final class RdQpSender implements SendDriver {
      * WQEs after it are flushed; the QP then leaves the context and queues its next message.
      */
     void complete(SendWqe w, WcStatus status) {
+        complete(w, status, 0);
+    }
+
+    /** As {@link #complete(SendWqe, WcStatus)}, with an error completion's {@code vendor_err}. */
+    void complete(SendWqe w, WcStatus status, int vendorErr) {
         boolean failed = status != WcStatus.SUCCESS;
         boolean toSqe = failed && (qp.state == QpState.RTS || qp.state == QpState.SQD);
         if (toSqe) {
             qp.state = QpState.SQE;
         }
         if (w != null) {
-            qp.completions.completeSend(w, status);
+            qp.completions.completeSend(w, status, vendorErr);
         }
         if (toSqe) {
             qp.completions.flushSend();

@@ -27,6 +27,8 @@ final class ReliabilityContext {
     long ackDeadline;
     Scheduler.Timer ackTimer;
     boolean ackTimerPending;
+    /** When the pending ACK timer fires, in scheduler time (it may be before or after the deadline). */
+    long ackTimerAt;
     Scheduler.Timer rnrTimer;
     /**
      * The PSN a NAK or an implied NAK last restarted the send queue from, until progress or a

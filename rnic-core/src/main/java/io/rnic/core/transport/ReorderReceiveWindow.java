@@ -191,7 +191,7 @@ class ReorderReceiveWindow implements ReceiveWindow {
                 qp.hca.counters().inc(Counter.INTERNAL_ERRORS); // it decoded when it arrived
                 return;
             }
-            responder.process(view, ip, placed);
+            responder.replay(view, ip, placed, acknowledgesWhatItHeld());
         } finally {
             b.release();
         }
@@ -321,6 +321,17 @@ class ReorderReceiveWindow implements ReceiveWindow {
 
     /** A new hole opened at the expected PSN {@code e} (the previous one filled). */
     protected void holeOpened(int e) {
+    }
+
+    /**
+     * Whether the requests handed back once a hole fills are acknowledged whatever their AckReq
+     * bit says. A standard requester went back to the hole and resends what is held anyway (its
+     * duplicates are acknowledged), so this window leaves its ACKs as they were; the extended
+     * protocol's requester resends only what a report lists, and without an ACK over the held run
+     * it would wait for its timeout and go back over packets the responder has.
+     */
+    protected boolean acknowledgesWhatItHeld() {
+        return false;
     }
 
     /**

@@ -184,10 +184,7 @@ final class Requester implements SendDriver {
                     case CHECK_CREDITS -> s = fromCredits(w);
                     case CHECK_WINDOW -> s = fromWindow(w);
                     case SEND_PACKET -> s = sendPacket(w);
-                    case LOCAL_ERROR -> {
-                        localErrorComplete(w);
-                        s = State.WAIT;
-                    }
+                    case LOCAL_ERROR -> s = localErrorComplete(w);
                     default -> throw new IllegalStateException("requester state " + s);
                 }
             }
@@ -727,12 +724,16 @@ final class Requester implements SendDriver {
         return State.WAIT;
     }
 
-    private void localErrorComplete(SendWqe w) {
+    private State localErrorComplete(SendWqe w) {
         // Everything before this WQE must finish first; the error is reported when it is the oldest.
         if (qp.sq.completed() == cursor) {
             qp.sendFailed(w, localError, AsyncEvent.Type.QP_REQ_ERR);
+            // A QP is in ERR now and finds nothing more to send; an EE context that abandoned the
+            // message carries on, and its RESYNC, put on it meanwhile, is next.
+            return State.NEXT_WQE;
         }
         // Otherwise the completer runs the requester again when the earlier WQEs complete.
+        return State.WAIT;
     }
 
     /**

@@ -119,6 +119,13 @@ final class Responder {
      * its headers were kept, seed 002's extended protocol), else -1.
      */
     private int placedPayload = -1;
+    /**
+     * The request being processed was held ahead of a hole and is handed back now, by a receive
+     * window that acknowledges what it held (the extended protocol): it is acknowledged whatever
+     * its AckReq bit says, so that the ACK for the packet that filled the hole advances over the
+     * run held behind it (IRN's cumulative ACK) and the requester resends none of them.
+     */
+    private boolean acknowledgeHeld;
     /** Receive WQEs taken since RTR: which one a request's SRETH names is relative to this. */
     private long rwqesTaken;
 
@@ -199,6 +206,20 @@ final class Responder {
         process(p, ip, -1);
         if (receiveWindow.held() > 0) {
             receiveWindow.drain(ip); // what was held behind it may be in order now
+        }
+    }
+
+    /**
+     * Hands back a request the receive window held, now in order: as {@link #process}, and
+     * acknowledged whatever its AckReq bit says if {@code acknowledge} (the one ACK owed at the
+     * end of the batch then covers the whole run).
+     */
+    void replay(RocePacket p, io.rnic.core.packet.PseudoHeader ip, int placed, boolean acknowledge) {
+        acknowledgeHeld = acknowledge;
+        try {
+            process(p, ip, placed);
+        } finally {
+            acknowledgeHeld = false;
         }
     }
 
@@ -836,7 +857,7 @@ final class Responder {
     }
 
     private State acknowledge(RocePacket p) {
-        if (qp.policy.ack().acked() && p.bth().ackReq()) {
+        if (qp.policy.ack().acked() && (p.bth().ackReq() || acknowledgeHeld)) {
             sendAck(ackSyndrome(), p.bth().psn());
         }
         return State.DONE;

@@ -34,6 +34,15 @@ interface ResponseWindow {
     default void heard() {
     }
 
+    /**
+     * The local ACK timeout for what is in flight now, given the QP's own ({@code normal},
+     * 4.096 µs × 2^timeout). In order, and in REORDER mode, it is the QP's; the extended protocol
+     * shortens it to IRN's RTO_low while few packets are in flight ({@link SelectiveResponseWindow}).
+     */
+    default long ackTimeoutNanos(long normal) {
+        return normal;
+    }
+
     /** Stops its timers (the QP is reset or failed). */
     void clear();
 
@@ -51,6 +60,12 @@ interface ResponseWindow {
 
     /** The window for a QP's loss recovery mode. */
     static ResponseWindow of(LossRecovery mode, QpContext qp, Completer completer) {
-        return mode == LossRecovery.GO_BACK_N ? IN_ORDER : new SelectiveResponseWindow(qp, completer);
+        return switch (mode) {
+            case GO_BACK_N -> IN_ORDER;
+            // REORDER keeps the standard timeout: its requests are standard RoCEv2.
+            case REORDER -> new SelectiveResponseWindow(qp, completer, 0);
+            case SELECTIVE -> new SelectiveResponseWindow(qp, completer,
+                    qp.hca.limits().recovery().rtoLowNanos(qp.hca.scheduler().virtualTime()));
+        };
     }
 }

@@ -56,11 +56,30 @@ final class SelectiveResponseWindow implements ResponseWindow {
     private Scheduler.Timer holeTimer;
     private boolean settling;
 
-    SelectiveResponseWindow(QpContext qp, Completer completer) {
+    /** IRN's RTO_low, 0 for none (see {@link RecoveryTuning#rtoLowNanos}). */
+    private final long rtoLowNanos;
+
+    SelectiveResponseWindow(QpContext qp, Completer completer, long rtoLowNanos) {
         this.qp = qp;
         this.completer = completer;
         this.window = qp.rel.sendWindow;
         this.tuning = qp.hca.limits().recovery();
+        this.rtoLowNanos = rtoLowNanos;
+    }
+
+    /**
+     * IRN's RTO_low: with at most {@link RecoveryTuning#rtoLowPackets} PSNs in flight nothing is
+     * queued ahead of their ACK, and a lost last packet has nothing behind it to reveal it, so
+     * the timeout is short; but only until it has fired once without progress since (the retry
+     * budget is full), so that a slow peer costs one early retransmission, not every retry.
+     */
+    @Override
+    public long ackTimeoutNanos(long normal) {
+        if (rtoLowNanos == 0 || rtoLowNanos >= normal || window.inFlight() > tuning.rtoLowPackets()
+                || qp.rel.retryLeft != qp.attrs.retryCnt()) {
+            return normal;
+        }
+        return rtoLowNanos;
     }
 
     @Override

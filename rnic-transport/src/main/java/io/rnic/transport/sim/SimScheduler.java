@@ -16,6 +16,11 @@ import org.slf4j.LoggerFactory;
  * thread that calls the {@code run} methods.
  */
 public final class SimScheduler implements Scheduler {
+    @Override
+    public boolean virtualTime() {
+        return true;
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(SimScheduler.class);
 
     /** A scheduled event: a task, or the arrival of a packet on a link direction. */

@@ -119,12 +119,40 @@ public final class ChannelCredits {
      * A Send(ack) arrived (its receive re-posted): the peer returns credits, and it counts toward
      * the next acknowledgement.
      *
+     * <p>The peer can only return credits this side took: every Send(data) and Send(ack) it
+     * acknowledges is one this side posted. A grant of more than is outstanding (more than
+     * {@code maxData - remoteData} data credits, or {@code maxAcks - remoteAcks} ack credits) is
+     * a protocol error, a forged or corrupt acknowledgement or a peer configured otherwise: it is
+     * refused whole and changes nothing, so that no run of them can push the counters past the
+     * peer's receives or overflow them.
+     *
      * @param immediate the acknowledgement's immediate data, as {@link #takeAck} made it
+     * @return true if the grant was taken; false if it grants more than is outstanding (nothing changed)
      */
-    public void ackReceived(int immediate) {
-        remoteData += immediate >>> 16;
-        remoteAcks += immediate & 0xFFFF;
+    public boolean ackReceived(int immediate) {
+        int data = immediate >>> 16;
+        int acks = immediate & 0xFFFF;
+        if (data > maxData - remoteData || acks > maxAcks - remoteAcks) {
+            return false;
+        }
+        remoteData += data;
+        remoteAcks += acks;
         receivedAcks++;
+        return true;
+    }
+
+    /**
+     * Says why an acknowledgement is refused by {@link #ackReceived}, for the error that fails a
+     * channel.
+     *
+     * @param immediate the refused acknowledgement's immediate data
+     * @return a sentence naming what it grants and what was outstanding
+     */
+    public String describeExcessGrant(int immediate) {
+        return "the peer's Send(ack) grants " + (immediate >>> 16) + " data credits and " + (immediate & 0xFFFF)
+                + " ack credits, but only " + (maxData - remoteData) + " and " + (maxAcks - remoteAcks)
+                + " are outstanding (the channel allows " + maxData + " and " + maxAcks
+                + " in flight): a protocol error, the grant is refused";
     }
 
     /**

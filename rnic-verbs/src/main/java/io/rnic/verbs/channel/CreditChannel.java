@@ -206,9 +206,11 @@ public final class CreditChannel implements AutoCloseable {
      * @param stalls times a message had to wait because a credit was missing
      * @param reads RDMA READs completed
      * @param writes RDMA WRITEs completed
+     * @param grantErrors Send(ack) messages that granted more credits than were outstanding: a
+     *        protocol error, which fails the channel
      */
     public record Stats(int queued, long sent, long received, long acksSent, long acksReceived, long stalls, long reads,
-            long writes) {
+            long writes, long grantErrors) {
     }
 
     /** An RDMA READ or WRITE waiting for its quota. */
@@ -258,6 +260,7 @@ public final class CreditChannel implements AutoCloseable {
     private long stalls;
     private long reads;
     private long writes;
+    private long grantErrors;
     private int maxReadsInFlight;
     private int maxWritesInFlight;
 
@@ -562,10 +565,14 @@ public final class CreditChannel implements AutoCloseable {
     /** Re-posts a receive, then counts its message: the peer's credit exists once the receive does. */
     private void reposted(int slot, boolean ack, int imm) {
         postRecv(slot);
-        if (ack) {
-            credits.ackReceived(imm);
-        } else {
+        if (!ack) {
             credits.dataReceived();
+        } else if (!credits.ackReceived(imm)) {
+            // Taking it would let this side overrun the peer's receives (an RNR error, or RNR
+            // retries forever with nothing reported): the channel can no longer trust its peer.
+            grantErrors++;
+            fail(new io.rnic.verbs.RnicException("channel QP 0x" + Integer.toHexString(qp.qpn()) + ": "
+                    + credits.describeExcessGrant(imm)));
         }
     }
 
@@ -579,6 +586,9 @@ public final class CreditChannel implements AutoCloseable {
 
     /** Sends what the credits allow: queued messages, queued transfers, a due acknowledgement. */
     private void pump() {
+        if (failure != null) {
+            return; // a failed channel sends nothing more
+        }
         boolean progress = true;
         while (progress) {
             progress = false;
@@ -662,7 +672,7 @@ public final class CreditChannel implements AutoCloseable {
      * @return a snapshot of its counters
      */
     public Stats stats() {
-        return new Stats((int) (tail - posted), sent, received, acksSent, acksReceived, stalls, reads, writes);
+        return new Stats((int) (tail - posted), sent, received, acksSent, acksReceived, stalls, reads, writes, grantErrors);
     }
 
     /** RDMA READs (or WRITEs) posted and not completed. */

@@ -26,6 +26,34 @@ class ChannelCreditsTest {
         assertTrue(c.takeData(), "the peer's acknowledgement returns the remote one");
     }
 
+    /**
+     * A Send(ack) returns credits this side took: a grant of more than is outstanding (forged, or
+     * a peer configured otherwise) is a protocol error, refused whole, and no run of them can
+     * overflow the counters.
+     */
+    @Test
+    void aGrantBeyondTheCreditsOutstandingIsRefusedAndChangesNothing() {
+        ChannelCredits c = new ChannelCredits(8, 4, 4, 2);
+        assertTrue(c.takeData());
+        assertTrue(c.takeData()); // two data credits outstanding
+        c.dataReceived();
+        c.takeAck(); // one ack credit outstanding
+        assertFalse(c.ackReceived(3 << 16), "3 data credits granted, 2 outstanding");
+        assertFalse(c.ackReceived(2), "2 ack credits granted, 1 outstanding");
+        assertFalse(c.ackReceived(0xFFFF_FFFF), "the most a u16 pair can grant");
+        assertEquals(6, c.remoteData(), "a refused grant changes nothing: " + c);
+        assertEquals(3, c.remoteAcks());
+        assertEquals(0, c.receivedAcks(), "a refused acknowledgement is not counted toward ours");
+        assertTrue(c.ackReceived((2 << 16) | 1), "exactly what is outstanding");
+        assertEquals(8, c.remoteData());
+        assertEquals(4, c.remoteAcks());
+        for (int i = 0; i < 100_000; i++) {
+            assertFalse(c.ackReceived(0xFFFF_0000), "nothing is outstanding now");
+        }
+        assertEquals(8, c.remoteData(), "no overflow after many forged grants");
+        assertEquals(4, c.remoteAcks());
+    }
+
     @Test
     void theAcknowledgementCarriesReceivedDataAndAcksAsTwoU16AndRestartsTheCounts() {
         ChannelCredits c = new ChannelCredits(8, 4, 3, 1);

@@ -157,6 +157,48 @@ class CreditChannelTest {
         }
     }
 
+    /**
+     * A Send(ack) granting more credits than are outstanding (here forged by posting on the
+     * peer's QP: 65535 data credits against a channel of 8) is a protocol error: the channel fails
+     * with an error that says so and counts it, before it overruns the peer. Before, the grant
+     * was taken: with RNR retry 0 the sender overran the slow receiver and its QP failed with an
+     * RNR error; with RNR retry 7 it retried forever and reported nothing.
+     */
+    @Test
+    void anAcknowledgementGrantingMoreCreditsThanAreOutstandingFailsTheChannelAndIsCounted() {
+        for (int rnrRetry : new int[] {0, 7}) {
+            CreditChannel.Config slow = CreditChannel.Config.defaults().withCredits(8, 2).withMessages(256, 4096)
+                    .withRepostDelay(20_000);
+            try (Pair p = Pair.sim(5, slow, RcOptions.defaults().withRetry(14, 7, rnrRetry))) {
+                p.chB.qp().postSend(new SendWorkRequest().wrId(0).opcode(WrOpcode.SEND_WITH_IMM).signaled(false)
+                        .imm(0xFFFF_0000));
+                for (int i = 0; i < 64; i++) {
+                    assertTrue(p.chA.offer(message(i, 64)));
+                }
+                io.rnic.verbs.RnicException failure = null;
+                while (failure == null && p.net.scheduler().nanoTime() < 1_000_000_000L) {
+                    try {
+                        p.chA.poll();
+                    } catch (io.rnic.verbs.RnicException e) {
+                        failure = e;
+                    }
+                    p.chB.poll();
+                    if (failure == null && !p.net.scheduler().runNext()) {
+                        break;
+                    }
+                }
+                String label = "RNR retry " + rnrRetry + ": ";
+                assertTrue(failure != null, label + "the channel must fail, not retry forever: " + p.chA + " "
+                        + p.a.counters().nonZero());
+                String why = failure.getCause().getMessage();
+                assertTrue(why.contains("protocol error") && why.contains("65535 data credits"), label + why);
+                assertEquals(1, p.chA.stats().grantErrors(), label);
+                assertEquals(0, p.b.counters().get(Counter.SEND_RNR_ERR), label + "the peer was never overrun");
+                assertTrue(p.atB.size() <= 8, label + "no more than the peer's 8 receives were used: " + p.atB.size());
+            }
+        }
+    }
+
     /** The same slow receiver without the channel: plain SENDs meet an empty receive queue and the QP fails. */
     @Test
     void withoutTheChannelTheSameSlowReceiverFailsTheSenderWithRnrRetryZero() {
