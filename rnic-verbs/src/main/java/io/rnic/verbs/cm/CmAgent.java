@@ -46,6 +46,8 @@ final class CmAgent {
     private static final int RECV_SLOT = GRH + Mad.SIZE;
     /** The kernel's MAD agent puts its agent number in the high half of a TID; ours is fixed. */
     private static final long HI_TID = 2L << 32;
+    /** The address handles kept for replies; the least recently used goes first. */
+    static final int MAX_ADDRESS_HANDLES = 128;
     private static final Map<RdmaDevice, CmAgent> AGENTS = new java.util.WeakHashMap<>();
 
     final RdmaDevice device;
@@ -61,7 +63,22 @@ final class CmAgent {
     private final MemoryRegion recvMr;
     private final ArrayDeque<Integer> freeSends = new ArrayDeque<>();
     private final ArrayDeque<Runnable> waitingForSlot = new ArrayDeque<>();
-    private final Map<InetAddress, AddressHandle> handles = new HashMap<>();
+    /**
+     * Handles for the addresses this QP1 answers, the least recently used closed and dropped
+     * past {@link #MAX_ADDRESS_HANDLES}: any sender of a MAD gets an answer (a REJ, a DREP), so
+     * a handle per sender would let strangers grow the map without end. A datagram posted with a
+     * handle still leaves after the handle is closed.
+     */
+    private final Map<InetAddress, AddressHandle> handles = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<InetAddress, AddressHandle> eldest) {
+            if (size() <= MAX_ADDRESS_HANDLES) {
+                return false;
+            }
+            eldest.getValue().close();
+            return true;
+        }
+    };
     private final Map<Integer, CmId> byLocalId = new HashMap<>();
     /** The passive IDs by the request they answer (peer address and its communication ID), for repeats. */
     private final Map<Peer, CmId> byPeer = new HashMap<>();
@@ -73,6 +90,11 @@ final class CmAgent {
     private final ByteBuffer scratch = ByteBuffer.allocate(Mad.SIZE);
     private long madsReceived;
     private long madsDropped;
+    long strangerMadsDropped;
+    long requestsOverBacklog;
+    long requestsInvalid;
+    long requestsStale;
+    long requestsTimedOut;
 
     private CmAgent(RdmaDevice device) {
         this.device = device;
@@ -113,6 +135,13 @@ final class CmAgent {
                 AGENTS.put(device, agent);
             }
             return agent;
+        }
+    }
+
+    /** The device's agent if it has one, else null (creates nothing). */
+    static CmAgent peek(RdmaDevice device) {
+        synchronized (AGENTS) {
+            return AGENTS.get(device);
         }
     }
 
@@ -205,6 +234,12 @@ final class CmAgent {
     /** The MADs received, and those dropped as not for any ID here. */
     long[] madCounts() {
         return new long[] {madsReceived, madsDropped};
+    }
+
+    /** A snapshot of the counters; protocol thread. */
+    CmCounters counters() {
+        return new CmCounters(madsReceived, madsDropped, strangerMadsDropped, requestsOverBacklog, requestsInvalid,
+                requestsStale, requestsTimedOut, byLocalId.size(), handles.size());
     }
 
     // ---- sending ----
