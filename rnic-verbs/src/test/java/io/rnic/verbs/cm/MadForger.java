@@ -27,16 +27,34 @@ final class MadForger {
 
     final SimWire wire;
     final List<ByteBuffer> received = new ArrayList<>();
+    /** REJs that came back, by reason (0..63), also when the MADs are not kept. */
+    final long[] rejCounts = new long[64];
 
     MadForger(SimNetwork net, String ip) {
+        this(net, ip, true);
+    }
+
+    /** A forger that keeps the MADs that come back in {@link #received}, or ({@code keep} false) only counts REJs. */
+    MadForger(SimNetwork net, String ip, boolean keep) {
         wire = net.attach(ip);
         wire.addTap((dir, ts, p, src, dst) -> {
             if (dir == WireTap.Direction.RECEIVED && p.readableBytes() >= 12 + 8 + Mad.SIZE) {
                 byte[] mad = new byte[Mad.SIZE];
                 p.getBytes(p.readerIndex() + 12 + 8, mad);
-                received.add(ByteBuffer.wrap(mad));
+                ByteBuffer b = ByteBuffer.wrap(mad);
+                if (Mad.attributeId(b) == Mad.REJ) {
+                    rejCounts[Math.min(63, CmReply.decode(b).value2())]++;
+                }
+                if (keep) {
+                    received.add(b);
+                }
             }
         });
+    }
+
+    /** How many REJs came back in all. */
+    long rejects() {
+        return java.util.Arrays.stream(rejCounts).sum();
     }
 
     InetAddress address() {
