@@ -428,7 +428,8 @@ final class CmAgent {
                 CmId id = byLocalId.get(m.remoteCommId());
                 if (id == null) {
                     if (attr == Mad.DREQ) { // the connection is long gone here: say so, as the kernel does
-                        CmReply.drep(0, m.localCommId(), null).encode(scratch, Mad.tid(mad));
+                        // cm_issue_drep: the IDs as the DREQ named them, so its sender matches the DREP.
+                        CmReply.drep(m.remoteCommId(), m.localCommId(), null).encode(scratch, Mad.tid(mad));
                         send(from, scratch);
                     }
                     madsDropped++;

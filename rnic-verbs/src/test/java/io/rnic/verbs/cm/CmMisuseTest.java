@@ -404,6 +404,24 @@ class CmMisuseTest {
         }
     }
 
+    /**
+     * A DREQ for a connection the receiver has forgotten still draws a DREP, with the IDs as the
+     * DREQ named them (the Linux CM's {@code cm_issue_drep}): the sender, which now checks both
+     * IDs of a DREP, takes it and is disconnected at once instead of repeating its DREQ.
+     */
+    @Test
+    void aDrepForAForgottenConnectionNamesBothIdsSoTheDreqSenderTakesIt() throws Exception {
+        try (ConnectionManagerTest.Pair p = new ConnectionManagerTest.Pair(40, PortSpace.TCP)) {
+            Connected k = connect(p);
+            k.server().close(); // the server forgets the connection without a word
+            k.client().disconnect();
+            CmEvent e = p.cch.getEvent(2 * SECOND);
+            assertEquals(CmEventType.DISCONNECTED, e == null ? null : e.type(), "the DREP came and was taken");
+            assertEquals(0, k.client().retransmissions(), "the DREQ was not repeated");
+            assertEquals(0, p.cch.counters().strangerMadsDropped());
+        }
+    }
+
     // ---- stale connections (IBA 12.9.8.3.1) ----
 
     /**
