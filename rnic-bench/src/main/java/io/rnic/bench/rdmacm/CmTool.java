@@ -16,7 +16,8 @@ import java.io.PrintStream;
 /**
  * What librdmacm's example programs share: one emulated HCA with its own protocol thread (the
  * connection manager answers while the program waits), an event channel, and their way of
- * waiting for an event or for completions and of reporting a wrong one.
+ * waiting for an event or for completions and of reporting a wrong one. A wait that lasts a few
+ * seconds says once on stderr what it waits for and from whom ({@link WaitNotice}), then goes on.
  */
 abstract class CmTool {
     static final long WAIT = 60_000_000_000L;
@@ -25,11 +26,44 @@ abstract class CmTool {
     final PrintStream out;
     final PrintStream err;
     CmEventChannel channel;
+    private WaitNotice notice;
 
     CmTool(String program, PrintStream out, PrintStream err) {
         this.program = program;
         this.out = out;
         this.err = err;
+        this.notice = new WaitNotice(program, err, WaitNotice.DEFAULT_AFTER_NANOS, System::nanoTime);
+    }
+
+    /** Mentions a wait after {@code nanos} instead of {@link WaitNotice#DEFAULT_AFTER_NANOS} (for tests). */
+    final CmTool noticeWaitsAfter(long nanos) {
+        notice = new WaitNotice(program, err, nanos, System::nanoTime);
+        return this;
+    }
+
+    /** Starts a wait for {@code what} from {@code from}: check it while waiting. */
+    final WaitNotice.Wait waiting(String what, Object from) {
+        return notice.begin(what, from);
+    }
+
+    /**
+     * The next event within {@code timeoutNanos} ({@code Long.MAX_VALUE}: no limit), or null;
+     * a long wait is mentioned on stderr as waiting for {@code what} from {@code from}.
+     */
+    final CmEvent event(long timeoutNanos, String what, Object from) throws InterruptedException {
+        WaitNotice.Wait w = waiting(what, from);
+        long start = System.nanoTime();
+        for (;;) {
+            w.check();
+            long left = timeoutNanos - (System.nanoTime() - start);
+            if (left <= 0) {
+                return null;
+            }
+            CmEvent e = channel.getEvent(Math.min(left, w.untilNotice()));
+            if (e != null) {
+                return e;
+            }
+        }
     }
 
     /**
@@ -51,9 +85,12 @@ abstract class CmTool {
 
     abstract int run(RdmaDevice dev) throws InterruptedException;
 
-    /** The next event if it is {@code type}; otherwise prints it as the program does and returns null. */
-    final CmEvent expect(CmEventType type) throws InterruptedException {
-        CmEvent e = channel.getEvent(WAIT);
+    /**
+     * The next event, from {@code from}, if it is {@code type}; otherwise prints it as the program
+     * does and returns null.
+     */
+    final CmEvent expect(CmEventType type, Object from) throws InterruptedException {
+        CmEvent e = event(WAIT, "RDMA_CM_EVENT_" + type, from);
         if (e == null) {
             err.printf("%s: no %s event in %d s%n", program, "RDMA_CM_EVENT_" + type, WAIT / 1_000_000_000L);
             return null;
@@ -65,12 +102,17 @@ abstract class CmTool {
         return e;
     }
 
-    /** Polls {@code cq} until {@code n} completions came; false (having said why) on an error or a stall. */
-    final boolean poll(CompletionQueue cq, int n, java.util.function.Consumer<WorkCompletion> each)
-            throws InterruptedException {
+    /**
+     * Polls {@code cq} until {@code n} completions of {@code what} came from {@code from}; false
+     * (having said why) on an error or a stall.
+     */
+    final boolean poll(CompletionQueue cq, int n, String what, Object from,
+                       java.util.function.Consumer<WorkCompletion> each) throws InterruptedException {
         WorkCompletion wc = new WorkCompletion();
         long deadline = System.nanoTime() + WAIT;
+        WaitNotice.Wait w = waiting(n + " " + what + " completions", from);
         for (int got = 0; got < n;) {
+            w.check();
             if (cq.poll(wc)) {
                 if (!wc.isSuccess()) {
                     out.printf("%s: failed polling CQ: %d%n", program, wc.status().value());

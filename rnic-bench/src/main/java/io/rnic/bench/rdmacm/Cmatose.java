@@ -97,7 +97,8 @@ public final class Cmatose extends CmTool {
         List<Node> nodes = new ArrayList<>();
         // ucmatose's connect_events: requests and establishments of the -c connections in any order.
         for (int established = 0; established < c.connections();) {
-            CmEvent e = channel.getEvent(WAIT);
+            CmEvent e = event(WAIT, "RDMA_CM_EVENT_CONNECT_REQUEST or ESTABLISHED (" + established + " of "
+                    + c.connections() + " connections established)", "clients of port " + c.port());
             if (e != null && e.type() == CmEventType.CONNECT_REQUEST) {
                 nodes.add(node(pd, e.id()));
                 e.id().accept(null);
@@ -112,13 +113,13 @@ public final class Cmatose extends CmTool {
             nodes.forEach(this::sends);
             out.println("completing sends");
             for (Node n : nodes) {
-                if (!poll(n.sendCq, c.count(), wc -> { })) {
+                if (!poll(n.sendCq, c.count(), "send", n.id.remoteAddress(), wc -> { })) {
                     return -1;
                 }
             }
             out.println("receiving data transfers");
             for (Node n : nodes) {
-                if (!poll(n.recvCq, c.count(), wc -> { })) {
+                if (!poll(n.recvCq, c.count(), "receive", n.id.remoteAddress(), wc -> { })) {
                     return -1;
                 }
             }
@@ -127,7 +128,7 @@ public final class Cmatose extends CmTool {
         out.println("cmatose: disconnecting");
         nodes.forEach(n -> n.id.disconnect());
         for (int i = 0; i < c.connections(); i++) {
-            if (expect(CmEventType.DISCONNECTED) == null) {
+            if (expect(CmEventType.DISCONNECTED, "clients of port " + c.port()) == null) {
                 return -1;
             }
         }
@@ -145,8 +146,10 @@ public final class Cmatose extends CmTool {
             CmId id = channel.createId(PortSpace.TCP, null);
             id.resolveAddr(c.bind(), new InetSocketAddress(c.destination(), c.port()), 2000);
         }
+        InetSocketAddress server = new InetSocketAddress(c.destination(), c.port());
         for (int established = 0; established < c.connections();) {
-            CmEvent e = channel.getEvent(WAIT);
+            CmEvent e = event(WAIT, "RDMA_CM_EVENT_ESTABLISHED (" + established + " of " + c.connections()
+                    + " connections established)", server);
             if (e == null) {
                 return unexpected(null);
             }
@@ -165,7 +168,7 @@ public final class Cmatose extends CmTool {
         if (c.count() > 0) {
             out.println("receiving data transfers");
             for (Node n : nodes) {
-                if (!poll(n.recvCq, c.count(), wc -> { })) {
+                if (!poll(n.recvCq, c.count(), "receive", server, wc -> { })) {
                     return -1;
                 }
             }
@@ -175,7 +178,7 @@ public final class Cmatose extends CmTool {
         }
         // ucmatose's client never disconnects first: it answers the server's DREQ.
         for (int i = 0; i < c.connections(); i++) {
-            CmEvent e = expect(CmEventType.DISCONNECTED);
+            CmEvent e = expect(CmEventType.DISCONNECTED, server);
             if (e == null) {
                 return -1;
             }

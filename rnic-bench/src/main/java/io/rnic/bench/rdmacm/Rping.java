@@ -46,6 +46,8 @@ public final class Rping extends CmTool {
     private ByteBuffer rdmaBuf;
     private ByteBuffer startBuf;
     private final WorkCompletion wc = new WorkCompletion();
+    /** Whom this side waits for: the server's address and port, or the client's. */
+    private Object peer;
 
     /** A run with {@code config}, printing as rping does. */
     public Rping(RpingConfig config, PrintStream out, PrintStream err) {
@@ -70,17 +72,18 @@ public final class Rping extends CmTool {
         debug("rdma_bind_addr successful");
         listener.listen(3);
         debug("rdma_listen");
-        CmEvent e = channel.getEvent(Long.MAX_VALUE);
+        CmEvent e = event(Long.MAX_VALUE, "RDMA_CM_EVENT_CONNECT_REQUEST", "clients of port " + c.port());
         if (e == null || e.type() != CmEventType.CONNECT_REQUEST) {
             err.printf("wait for CONNECT_REQUEST state %d%n", 11);
             return 1;
         }
         debug("child cma %s", e.id());
         CmId child = e.id();
+        peer = child.remoteAddress();
         setup(dev, child, false);
         post(recv());
         child.accept(null);
-        e = channel.getEvent(WAIT);
+        e = event(WAIT, "RDMA_CM_EVENT_ESTABLISHED", peer);
         if (e == null || e.type() != CmEventType.ESTABLISHED) {
             err.println("wait for CONNECTED state 11");
             err.println("connect error -1");
@@ -96,7 +99,7 @@ public final class Rping extends CmTool {
     private int serveUntilDisconnected() throws InterruptedException {
         for (;;) {
             // Wait for the client's start buffer (or its disconnect: rping's normal end).
-            Object next = await();
+            Object next = await("the start buffer's address (a SEND) or RDMA_CM_EVENT_DISCONNECTED");
             if (next instanceof CmEvent ev) {
                 if (ev.type() == CmEventType.DISCONNECTED) {
                     err.println("server DISCONNECT EVENT...");
@@ -119,7 +122,7 @@ public final class Rping extends CmTool {
                 out.println("server ping data: " + cString(rdmaBuf));
             }
             post(send()); // "go on": rping's server sends its (zeroed) send buffer
-            next = await();
+            next = await("the sink buffer's address (a SEND)");
             if (!(next instanceof WorkCompletion)) {
                 return fail("wait for RDMA_WRITE_ADV state 10");
             }
@@ -139,11 +142,12 @@ public final class Rping extends CmTool {
 
     private int client(RdmaDevice dev) throws InterruptedException {
         CmId id = channel.createId(PortSpace.TCP, null);
-        id.resolveAddr(c.source(), new InetSocketAddress(c.address(), c.port()), 2000);
-        CmEvent e = channel.getEvent(WAIT);
+        peer = new InetSocketAddress(c.address(), c.port());
+        id.resolveAddr(c.source(), (InetSocketAddress) peer, 2000);
+        CmEvent e = event(WAIT, "RDMA_CM_EVENT_ADDR_RESOLVED", peer);
         if (e != null && e.type() == CmEventType.ADDR_RESOLVED) {
             id.resolveRoute(2000);
-            e = channel.getEvent(WAIT);
+            e = event(WAIT, "RDMA_CM_EVENT_ROUTE_RESOLVED", peer);
         }
         if (e == null || e.type() != CmEventType.ROUTE_RESOLVED) {
             err.printf("waiting for addr/route resolution state %d%n", 1);
@@ -152,7 +156,7 @@ public final class Rping extends CmTool {
         setup(dev, id, true);
         post(recv());
         id.connect(new ConnParam(null, 1, 1, 7, 7, false));
-        e = channel.getEvent(WAIT);
+        e = event(WAIT, "RDMA_CM_EVENT_ESTABLISHED", peer);
         if (e == null || e.type() != CmEventType.ESTABLISHED) {
             if (e != null) {
                 err.printf("cma event RDMA_CM_EVENT_%s, error %d%n", e.type(), e.status());
@@ -189,12 +193,12 @@ public final class Rping extends CmTool {
             }
             startBuf.put(c.size() - 1, (byte) 0);
             post(send(startMr));
-            Object next = await();
+            Object next = await("the server's \"go on\" (a SEND)");
             if (!(next instanceof WorkCompletion) || received() == null) {
                 return fail("wait for RDMA_WRITE_ADV state 10");
             }
             post(send(rdmaMr));
-            next = await();
+            next = await("the server's \"done\" (a SEND)");
             if (!(next instanceof WorkCompletion) || received() == null) {
                 return fail("wait for RDMA_WRITE_COMPLETE state 10");
             }
@@ -266,10 +270,15 @@ public final class Rping extends CmTool {
     private record Info(long addr, int rkey, int size) {
     }
 
-    /** The next completion other than a SEND's, or a CM event; fails on an error completion. */
-    private Object await() throws InterruptedException {
+    /**
+     * The next completion other than a SEND's, or a CM event; fails on an error completion. A
+     * long wait is mentioned as waiting for {@code what} from the peer.
+     */
+    private Object await(String what) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT;
+        WaitNotice.Wait w = waiting(what, peer);
         while (System.nanoTime() < deadline) {
+            w.check();
             while (cq.poll(wc)) {
                 if (!wc.isSuccess()) {
                     if (wc.status() == io.rnic.verbs.WcStatus.WR_FLUSH_ERR) {
@@ -292,7 +301,7 @@ public final class Rping extends CmTool {
     }
 
     private boolean expect(WcOpcode op, String failure) throws InterruptedException {
-        Object next = await();
+        Object next = await("the " + op + " completion");
         if (next instanceof WorkCompletion w && w.opcode() == op) {
             return true;
         }

@@ -88,7 +88,7 @@ public final class Udaddy extends CmTool {
         listener.bindAddr(new InetSocketAddress(c.bind(), c.port()));
         listener.listen(0);
         out.println("udaddy: starting server"); // after listening: the same output, no race with a client
-        CmEvent e = expect(CmEventType.CONNECT_REQUEST);
+        CmEvent e = expect(CmEventType.CONNECT_REQUEST, "clients of port " + c.port());
         if (e == null) {
             return -1;
         }
@@ -98,7 +98,7 @@ public final class Udaddy extends CmTool {
             out.println("receiving data transfers");
             int[] peerQpn = {-1};
             InetAddress[] peer = {null};
-            if (!poll(cq, c.count(), wc -> {
+            if (!poll(cq, c.count(), "receive", e.id().remoteAddress(), wc -> {
                 if (peer[0] == null) { // udaddy's create_reply_ah: the GRH's source, the immediate's QPN
                     peer[0] = grhSource();
                     peerQpn[0] = wc.immData();
@@ -109,7 +109,7 @@ public final class Udaddy extends CmTool {
             out.println("sending replies");
             AddressHandle ah = pd.createAddressHandle(AddressVector.of(peer[0]).withPort(c.udpPort()));
             sends(qp, ah, peerQpn[0], CmId.UDP_QKEY, true);
-            if (!poll(cq, c.count(), wc -> { })) {
+            if (!poll(cq, c.count(), "send", e.id().remoteAddress(), wc -> { })) {
                 return -1;
             }
             out.println("data transfers complete");
@@ -123,17 +123,18 @@ public final class Udaddy extends CmTool {
         out.println("udaddy: starting client");
         out.println("udaddy: connecting");
         CmId id = channel.createId(PortSpace.UDP, null);
-        id.resolveAddr(c.bind(), new InetSocketAddress(c.destination(), c.port()), 2000);
-        if (expect(CmEventType.ADDR_RESOLVED) == null) {
+        InetSocketAddress server = new InetSocketAddress(c.destination(), c.port());
+        id.resolveAddr(c.bind(), server, 2000);
+        if (expect(CmEventType.ADDR_RESOLVED, server) == null) {
             return -1;
         }
         id.resolveRoute(2000);
-        if (expect(CmEventType.ROUTE_RESOLVED) == null) {
+        if (expect(CmEventType.ROUTE_RESOLVED, server) == null) {
             return -1;
         }
         QueuePair qp = node(pd, id);
         id.connect(null);
-        CmEvent e = expect(CmEventType.ESTABLISHED);
+        CmEvent e = expect(CmEventType.ESTABLISHED, server);
         if (e == null) {
             return -1;
         }
@@ -141,7 +142,7 @@ public final class Udaddy extends CmTool {
             out.println("initiating data transfers");
             sends(qp, e.ud().ah(), e.ud().qpNum(), e.ud().qkey(), false);
             out.println("receiving data transfers");
-            if (!poll(cq, c.count(), wc -> { })) {
+            if (!poll(cq, c.count(), "receive", server, wc -> { })) {
                 return -1;
             }
             out.println("data transfers complete");

@@ -93,6 +93,26 @@ class RdmaCmCommandsTest {
                 """, r.client().out());
     }
 
+    /**
+     * Connections as in the reported failure ({@code -C 5}; the server's SENDs carry RNR retry 0,
+     * so one SEND that met no posted receive fails the run), run after run, server and client
+     * each with a fresh HCA on fresh addresses: 10 runs of 5 connections, every SEND received and
+     * answered. {@code -Drnic.cmtool.runs=N} runs N (the long run is documented).
+     */
+    @Test
+    void ucmatoseRunsFiftyConnectionsWithoutAFailure() throws Exception {
+        int runs = Integer.getInteger("rnic.cmtool.runs", 10);
+        for (int i = 0; i < runs; i++) {
+            String server = "127.0." + (94 + i / 250) + "." + (i % 250 + 1);
+            String client = "127.0." + (98 + i / 250) + "." + (i % 250 + 1);
+            Run r = run("starting server", new String[] {"ucmatose", "--ip", server, "-c", "5", "-C", "5"},
+                    "ucmatose", "-s", server, "--ip", client, "-c", "5", "-C", "5");
+            assertEquals(0, r.serverStatus(), "run " + i + ": " + r.serverOut() + r.serverErr());
+            assertEquals(0, r.client().status(), "run " + i + ": " + r.client().out() + r.client().err());
+            assertTrue(r.serverOut().contains("data transfers complete"), r.serverOut());
+        }
+    }
+
     @Test
     void udaddyResolvesTheServersQpBySidrAndTheServerAnswersTheAddressInTheGrh() throws Exception {
         Run r = run("starting server", new String[] {"udaddy", "--ip", "127.0.86.26", "-C", "4"},

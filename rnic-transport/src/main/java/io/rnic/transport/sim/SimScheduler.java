@@ -43,6 +43,7 @@ public final class SimScheduler implements Scheduler {
                 return false;
             }
             cancelled = true;
+            task = null; // let go of what the task holds now, not when its time comes round
             return true;
         }
     }

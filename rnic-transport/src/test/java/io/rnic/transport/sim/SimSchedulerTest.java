@@ -29,6 +29,23 @@ class SimSchedulerTest {
     }
 
     /**
+     * A cancelled timer lets go of its task at once, not when its time comes: what the task holds
+     * (a connection manager's request, say) is garbage long before a far deadline. It still never
+     * runs, and cancelling again says it was not pending.
+     */
+    @Test
+    void aCancelledTimerLetsGoOfItsTaskAtOnce() {
+        SimScheduler s = new SimScheduler();
+        int[] ran = {0};
+        SimScheduler.Event e = (SimScheduler.Event) s.schedule(100_000_000_000L, () -> ran[0]++);
+        assertTrue(e.cancel());
+        org.junit.jupiter.api.Assertions.assertNull(e.task, "the task is dropped when the timer is cancelled");
+        org.junit.jupiter.api.Assertions.assertFalse(e.cancel());
+        s.runUntilIdle();
+        assertEquals(0, ran[0]);
+    }
+
+    /**
      * Many interleaved streams, each later than its last (as link directions are), plus events
      * out of any order (as timers are): more streams than the queue has lanes, so some go to the
      * heap; the run order must be the sorted one.

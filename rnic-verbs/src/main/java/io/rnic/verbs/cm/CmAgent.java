@@ -7,6 +7,7 @@ import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionChannel;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Connections;
+import io.rnic.verbs.Gid;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpCaps;
@@ -46,6 +47,8 @@ final class CmAgent {
     private static final int RECV_SLOT = GRH + Mad.SIZE;
     /** The kernel's MAD agent puts its agent number in the high half of a TID; ours is fixed. */
     private static final long HI_TID = 2L << 32;
+    /** The address handles kept for replies; the least recently used goes first. */
+    static final int MAX_ADDRESS_HANDLES = 128;
     private static final Map<RdmaDevice, CmAgent> AGENTS = new java.util.WeakHashMap<>();
 
     final RdmaDevice device;
@@ -61,18 +64,47 @@ final class CmAgent {
     private final MemoryRegion recvMr;
     private final ArrayDeque<Integer> freeSends = new ArrayDeque<>();
     private final ArrayDeque<Runnable> waitingForSlot = new ArrayDeque<>();
-    private final Map<InetAddress, AddressHandle> handles = new HashMap<>();
+    /**
+     * Handles for the addresses this QP1 answers, the least recently used closed and dropped
+     * past {@link #MAX_ADDRESS_HANDLES}: any sender of a MAD gets an answer (a REJ, a DREP), so
+     * a handle per sender would let strangers grow the map without end. A datagram posted with a
+     * handle still leaves after the handle is closed.
+     */
+    private final Map<InetAddress, AddressHandle> handles = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<InetAddress, AddressHandle> eldest) {
+            if (size() <= MAX_ADDRESS_HANDLES) {
+                return false;
+            }
+            eldest.getValue().close();
+            return true;
+        }
+    };
     private final Map<Integer, CmId> byLocalId = new HashMap<>();
     /** The passive IDs by the request they answer (peer address and its communication ID), for repeats. */
     private final Map<Peer, CmId> byPeer = new HashMap<>();
 
     private record Peer(InetAddress address, int commId) {
     }
+
+    /**
+     * The connections by the peer's address and QP (the Linux CM's remote QP table, keyed by
+     * address where it keys by CA GUID): a REQ naming a QP that already has one is stale.
+     */
+    private final Map<RemoteQp, CmId> byRemoteQp = new HashMap<>();
+
+    private record RemoteQp(InetAddress address, int qpn) {
+    }
     private final Map<Long, CmId> listeners = new HashMap<>();
     private final WorkCompletion wc = new WorkCompletion();
     private final ByteBuffer scratch = ByteBuffer.allocate(Mad.SIZE);
     private long madsReceived;
     private long madsDropped;
+    long strangerMadsDropped;
+    long requestsOverBacklog;
+    long requestsInvalid;
+    long requestsStale;
+    long requestsTimedOut;
 
     private CmAgent(RdmaDevice device) {
         this.device = device;
@@ -113,6 +145,13 @@ final class CmAgent {
                 AGENTS.put(device, agent);
             }
             return agent;
+        }
+    }
+
+    /** The device's agent if it has one, else null (creates nothing). */
+    static CmAgent peek(RdmaDevice device) {
+        synchronized (AGENTS) {
+            return AGENTS.get(device);
         }
     }
 
@@ -172,14 +211,32 @@ final class CmAgent {
         return local;
     }
 
-    void forget(CmId id, int localId) {
+    /**
+     * Forgets {@code id}: its local ID, the request it answers ({@code peerCommId} from
+     * {@code peer}) and its connection to {@code peer}'s QP {@code remoteQpn}, where it has them.
+     */
+    void forget(CmId id, int localId, InetAddress peer, int peerCommId, int remoteQpn) {
         byLocalId.remove(localId, id);
-        byPeer.values().remove(id);
+        if (peer != null) {
+            byPeer.remove(new Peer(peer, peerCommId), id);
+            byRemoteQp.remove(new RemoteQp(peer, remoteQpn), id);
+        }
     }
 
     /** Remembers that {@code id} answers the request {@code peerCommId} from {@code from}. */
     void answering(CmId id, InetAddress from, int peerCommId) {
         byPeer.put(new Peer(from, peerCommId), id);
+    }
+
+    /** Remembers that {@code id} is (or is becoming) a connection to QP {@code qpn} at {@code peer}. */
+    void connecting(CmId id, InetAddress peer, int qpn) {
+        byRemoteQp.put(new RemoteQp(peer, qpn), id);
+    }
+
+    /** The connection, not yet over, to QP {@code qpn} at {@code peer}, or null. */
+    private CmId connectionTo(InetAddress peer, int qpn) {
+        CmId id = byRemoteQp.get(new RemoteQp(peer, qpn));
+        return id != null && id.holdsConnection() ? id : null;
     }
 
     void listen(long serviceId, CmId id) {
@@ -205,6 +262,12 @@ final class CmAgent {
     /** The MADs received, and those dropped as not for any ID here. */
     long[] madCounts() {
         return new long[] {madsReceived, madsDropped};
+    }
+
+    /** A snapshot of the counters; protocol thread. */
+    CmCounters counters() {
+        return new CmCounters(madsReceived, madsDropped, strangerMadsDropped, requestsOverBacklog, requestsInvalid,
+                requestsStale, requestsTimedOut, byLocalId.size(), handles.size());
     }
 
     // ---- sending ----
@@ -343,6 +406,8 @@ final class CmAgent {
                 CmId id = byLocalId.get(rep.requestId());
                 if (id == null) {
                     madsDropped++;
+                } else if (!id.isPeer(from)) {
+                    strangerMadsDropped++;
                 } else {
                     id.onSidrRep(rep, from);
                 }
@@ -352,6 +417,8 @@ final class CmAgent {
                 CmId id = byLocalId.get(rep.remoteCommId());
                 if (id == null) {
                     madsDropped++;
+                } else if (!id.isFromPeer(rep, from)) {
+                    strangerMadsDropped++;
                 } else {
                     id.onRep(rep, from);
                 }
@@ -361,10 +428,15 @@ final class CmAgent {
                 CmId id = byLocalId.get(m.remoteCommId());
                 if (id == null) {
                     if (attr == Mad.DREQ) { // the connection is long gone here: say so, as the kernel does
-                        CmReply.drep(0, m.localCommId(), null).encode(scratch, Mad.tid(mad));
+                        // cm_issue_drep: the IDs as the DREQ named them, so its sender matches the DREP.
+                        CmReply.drep(m.remoteCommId(), m.localCommId(), null).encode(scratch, Mad.tid(mad));
                         send(from, scratch);
                     }
                     madsDropped++;
+                } else if (!id.isFromPeer(m, from)) {
+                    // Our ID, not our peer: a stranger who learned or guessed a 32-bit ID. The
+                    // Linux CM does not answer those (cm_acquire_id finds nothing); neither do we.
+                    strangerMadsDropped++;
                 } else {
                     id.onReply(m, Mad.tid(mad), from);
                 }
@@ -383,14 +455,40 @@ final class CmAgent {
             dup.onDuplicateReq();
             return;
         }
+        int invalid = req.invalidReason(device.gid().bytes(), Gid.of(from).bytes());
+        if (invalid != 0) {
+            // A field no connection can use: refused here, as the IBA's reasons say, rather than
+            // handed to the application, whose accept() could only fail on it.
+            requestsInvalid++;
+            rejectRequest(req, tid, from, invalid,
+                    invalid == CmId.REJ_INVALID_GID ? device.gid().bytes() : CmReply.NONE);
+            return;
+        }
+        CmId old = connectionTo(from, req.localQpn());
+        if (old != null) {
+            // IBA 12.9.8.3.1 (the Linux CM's cm_match_req): a REQ for a QP that is still in a
+            // connection here is stale. Refuse it, and end the old connection with a DREQ.
+            requestsStale++;
+            rejectRequest(req, tid, from, CmId.REJ_STALE_CONN, CmReply.NONE);
+            old.onStaleConnection();
+            return;
+        }
         CmId listener = listeners.get(req.serviceId());
         if (listener == null || listener.portSpace() == PortSpace.UDP) {
             // IBA 12.6.7: no one serves this service ID.
-            CmReply.rej(0, req.localCommId(), 0, CmId.REJ_INVALID_SERVICE_ID, null).encode(scratch, tid);
-            send(from, scratch);
+            rejectRequest(req, tid, from, CmId.REJ_INVALID_SERVICE_ID, CmReply.NONE);
             return;
         }
         listener.onConnectRequest(this, req, tid, from);
+    }
+
+    /**
+     * Answers a REQ no ID takes with a REJ, as the Linux CM's {@code cm_issue_rej}: its local
+     * communication ID 0, the REQ's as remote, the REQ as the message rejected.
+     */
+    void rejectRequest(CmReq req, long tid, InetAddress from, int reason, byte[] ari) {
+        new CmReply(Mad.REJ, 0, req.localCommId(), 0, reason, ari, null).encode(scratch, tid);
+        send(from, scratch);
     }
 
     private void onSidrReq(SidrMessage req, long tid, InetAddress from) {

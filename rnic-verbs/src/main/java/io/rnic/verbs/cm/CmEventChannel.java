@@ -67,6 +67,24 @@ public final class CmEventChannel implements AutoCloseable {
     }
 
     /**
+     * What the connection manager of this channel's devices received, dropped and refused, and
+     * the IDs and address handles it holds: a snapshot, added up over the devices (each device's
+     * counts are shared by every channel on it).
+     *
+     * @return the counts; zeros for a device whose connection manager has not started
+     */
+    public CmCounters counters() {
+        CmCounters sum = CmCounters.NONE;
+        for (RdmaDevice d : devices) {
+            CmAgent a = CmAgent.peek(d);
+            if (a != null && !d.isClosed()) {
+                sum = sum.plus(a.call(a::counters));
+            }
+        }
+        return sum;
+    }
+
+    /**
      * Waits for the next event ({@code rdma_get_cm_event}).
      *
      * @param timeoutNanos how long to wait at most

@@ -34,12 +34,25 @@ import java.nio.ByteBuffer;
  * thread; the state lives on the device's protocol thread.
  */
 public final class CmId implements AutoCloseable {
+    /** REJ reason 4: the sender timed out waiting (IBA table 112); its ARI is the sender's CA GUID. */
+    public static final int REJ_TIMEOUT = 4;
     /** REJ reason 8: no listener for the service ID (IBA table 112). */
     public static final int REJ_INVALID_SERVICE_ID = 8;
-    /** REJ reason 10: the connection is stale. */
+    /** REJ reason 9: the request's transport service type (or QP) cannot be connected (IBA table 112). */
+    public static final int REJ_INVALID_TRANSPORT_TYPE = 9;
+    /** REJ reason 10: the connection is stale (IBA table 112, 12.9.8.3.1). */
     public static final int REJ_STALE_CONN = 10;
+    /** REJ reason 12: the primary path's GIDs are rejected (IBA table 112); its ARI is the port's GID. */
+    public static final int REJ_INVALID_GID = 12;
+    /** REJ reason 26: the path MTU is not one of 256 to 4096 (IBA table 112). */
+    public static final int REJ_INVALID_MTU = 26;
     /** REJ reason 28: the consumer rejected the request. */
     public static final int REJ_CONSUMER_DEFINED = 28;
+    /**
+     * The backlog {@link #listen} takes for 0 or less, as librdmacm's {@code rdma_listen} takes
+     * its default for 0: at most this many requests await accept or reject.
+     */
+    public static final int DEFAULT_BACKLOG = 1024;
     /** The Q_Key rdma_cm gives UD QPs of the UDP port space ({@code RDMA_UDP_QKEY}). */
     public static final int UDP_QKEY = 0x01234567;
 
@@ -104,6 +117,16 @@ public final class CmId implements AutoCloseable {
     private ConnParam offered;
     private int startingPsn;
     private long serviceId = -1;
+    private long remoteCaGuid;
+    // A listener's backlog, and its requests that await accept or reject (counted on the protocol
+    // threads of every device a wildcard listener hears).
+    private int backlog;
+    private final java.util.concurrent.atomic.AtomicInteger awaitingAnswer =
+            new java.util.concurrent.atomic.AtomicInteger();
+    // A request's ID: its listener, whether it counts against the listener's backlog, whether it expired.
+    private CmId listenerOf;
+    private boolean awaiting;
+    private boolean expired;
     /** The agents a listener listens on: its device's, or every device of the channel for a wildcard address. */
     private final java.util.List<CmAgent> listening = new java.util.ArrayList<>();
     private boolean wildcard;
@@ -172,6 +195,16 @@ public final class CmId implements AutoCloseable {
         return channel;
     }
 
+    /** The communication ID this side's messages carry as their local ID (0 before there is one). */
+    int localCommId() {
+        return localCommId;
+    }
+
+    /** The listen backlog (0 unless listening). */
+    int backlog() {
+        return backlog;
+    }
+
     /** @return how often this ID repeated a request or reply that went unanswered */
     public long retransmissions() {
         return retransmissions;
@@ -205,11 +238,23 @@ public final class CmId implements AutoCloseable {
      * Listens for connection requests to the bound port ({@code rdma_listen}); each arrives as a
      * CONNECT_REQUEST event with a new ID.
      *
-     * @param backlog accepted for librdmacm's signature; requests are not limited
+     * <p>At most {@code backlog} requests (REQs and SIDR_REQs) await {@link #accept} or
+     * {@link #reject} at a time; the connection manager refuses one more with REJ reason 28
+     * (consumer defined; for SIDR a SIDR_REP "rejected") and counts it
+     * ({@link CmCounters#requestsOverBacklog()}). A request not answered by the time its sender
+     * gives up (its CM response timeout, at most rdma_cm's 4.3 s plus twice the packet life time,
+     * times its Max CM Retries + 1, at most 16: about 98 s) is refused with REJ reason 4
+     * (timeout) and forgotten ({@link CmCounters#requestsTimedOut()}); the application hears
+     * nothing more of it, and {@code accept} or {@code reject} on its ID then throw. Linux's IB
+     * CM has no backlog (only iWARP's honours it); rnic bounds what a peer can make it hold.
+     *
+     * @param backlog the most requests awaiting an answer; 0 or less takes
+     *                {@link #DEFAULT_BACKLOG}, as librdmacm takes its default for 0
      * @throws IllegalStateException if the ID is not bound, or another ID listens on the port
      */
     public void listen(int backlog) {
         requireState(State.ADDR_BOUND, "listen");
+        this.backlog = backlog > 0 ? backlog : DEFAULT_BACKLOG;
         serviceId = portSpace.serviceId(localAddress.getPort());
         java.util.List<CmAgent> agents = wildcard ? channel.devices().stream().map(CmAgent::of).toList()
                 : java.util.List.of(agent);
@@ -392,14 +437,16 @@ public final class CmId implements AutoCloseable {
      *
      * @param param this side's depths and private data, or {@code null} for what the request
      *              offered (as librdmacm does)
-     * @throws IllegalStateException if no request is pending or the ID has no QP
+     * @throws IllegalStateException if no request is pending (none came, it was answered, or it
+     *     timed out: see {@link #listen}) or the ID has no QP
      */
     public void accept(ConnParam param) {
-        requireState(State.CONNECT_REQUEST, "accept");
+        requireRequest("accept");
         if (qp == null) {
             throw new IllegalStateException("accept on " + this + ": create its QP first (createQp)");
         }
         agent.run(() -> {
+            requireRequest("accept"); // again here: the request may have timed out meanwhile
             if (sidrReq != null) {
                 byte[] pd = param == null ? null : param.privateData();
                 ByteBuffer mad = agent.scratch();
@@ -408,6 +455,7 @@ public final class CmId implements AutoCloseable {
                 mad.get(0, pending);
                 pendingValid = true; // kept to answer a repeated SIDR_REQ
                 agent.send(peerIp, mad);
+                answered();
                 state = State.ESTABLISHED;
                 return;
             }
@@ -430,6 +478,7 @@ public final class CmId implements AutoCloseable {
             ByteBuffer mad = agent.scratch();
             new CmRep(localCommId, remoteCommId, 0, qp.qpn(), startingPsn, p.responderResources(), p.initiatorDepth(),
                     15, p.rnrRetryCount(), p.srq(), agent.caGuid, p.privateData()).encode(mad, tid);
+            answered();
             state = State.REP_SENT;
             sendAndRepeat(mad, req.maxCmRetries(), timeoutNanos(req.localCmResponseTimeout()));
         });
@@ -440,10 +489,14 @@ public final class CmId implements AutoCloseable {
      * (consumer defined), or a SIDR_REP with status "rejected".
      *
      * @param privateData up to 148 bytes for the peer (136 for UD), or {@code null}
+     * @throws IllegalStateException if no request is pending (none came, it was answered, or it
+     *     timed out: see {@link #listen})
      */
     public void reject(byte[] privateData) {
-        requireState(State.CONNECT_REQUEST, "reject");
+        requireRequest("reject");
         agent.run(() -> {
+            requireRequest("reject");
+            answered();
             ByteBuffer mad = agent.scratch();
             if (sidrReq != null) {
                 SidrMessage.reply(sidrReq.requestId(), sidrReq.serviceId(), SidrMessage.STATUS_REJECT, 0, 0,
@@ -454,6 +507,19 @@ public final class CmId implements AutoCloseable {
             agent.send(peerIp, mad);
             state = State.ERROR;
         });
+    }
+
+    /** Refuses the request this ID holds with {@code reason} (SIDR: status "rejected"). Protocol thread. */
+    private void rejectRequest(int reason, byte[] ari) {
+        ByteBuffer mad = agent.scratch();
+        if (sidrReq != null) {
+            SidrMessage.reply(sidrReq.requestId(), sidrReq.serviceId(), SidrMessage.STATUS_REJECT, 0, 0, null)
+                    .encode(mad, tid);
+        } else {
+            new CmReply(Mad.REJ, localCommId, remoteCommId, 0, reason, ari, null).encode(mad, tid);
+        }
+        agent.send(peerIp, mad);
+        state = State.ERROR;
     }
 
     /**
@@ -472,12 +538,7 @@ public final class CmId implements AutoCloseable {
                         state = State.DISCONNECTED;
                         return;
                     }
-                    toError();
-                    ByteBuffer mad = agent.scratch();
-                    CmReply.dreq(localCommId, remoteCommId, req != null ? req.localQpn() : remoteQpn, null)
-                            .encode(mad, tid);
-                    state = State.DREQ_SENT;
-                    sendAndRepeat(mad, MAX_CM_RETRIES, retryNanos > 0 ? retryNanos : timeoutNanos(CM_RESPONSE_TIMEOUT));
+                    sendDreq();
                 }
                 case DREQ_RCVD -> {
                     toError();
@@ -504,8 +565,12 @@ public final class CmId implements AutoCloseable {
                 if (state == State.DREQ_RCVD) {
                     sendDrep();
                 }
+                if (state == State.CONNECT_REQUEST && awaiting) {
+                    rejectRequest(REJ_CONSUMER_DEFINED, CmReply.NONE); // as rdma_destroy_id does
+                }
+                answered();
                 cancelTimer();
-                agent.forget(this, localCommId);
+                forget();
             });
             stopListening();
         }
@@ -521,29 +586,82 @@ public final class CmId implements AutoCloseable {
 
     // ---- messages, on the protocol thread ----
 
-    /** The new ID a request to this listener makes: the peer's, answering with the request's TID. */
-    private CmId child(CmAgent at, long reqTid, InetAddress from, int peerCommId) {
+    /**
+     * The new ID a request to this listener makes: the peer's, answering with the request's TID,
+     * counted against the backlog until answered, and refused with a timeout after
+     * {@code lifetimeNanos}.
+     */
+    private CmId child(CmAgent at, long reqTid, InetAddress from, int peerCommId, long lifetimeNanos) {
         CmId child = new CmId(channel, portSpace, context);
         child.agent = at;
         child.tid = reqTid;
         child.peerIp = from;
         child.remoteCommId = peerCommId;
         child.localCommId = at.newLocalId(child);
+        child.listenerOf = this;
+        child.awaiting = true; // its slot was taken by backlogFull
+        child.timer = at.scheduler.schedule(lifetimeNanos, child::expire);
         at.answering(child, from, peerCommId);
         return child;
+    }
+
+    /** True if the backlog is full: the request is refused and counted. Otherwise takes a slot for it. */
+    private boolean backlogFull(CmAgent at) {
+        for (int n = awaitingAnswer.get(); n < backlog; n = awaitingAnswer.get()) {
+            if (awaitingAnswer.compareAndSet(n, n + 1)) {
+                return false;
+            }
+        }
+        at.requestsOverBacklog++;
+        return true;
+    }
+
+    /**
+     * How long a request may wait for the application: as long as its sender waits for an answer
+     * (twice the packet life time plus its CM response timeout, times Max CM Retries + 1), with
+     * both capped at rdma_cm's own values so that no peer can hold a backlog slot for hours.
+     */
+    static long requestLifetimeNanos(int cmResponseTimeout, int maxCmRetries) {
+        return timeoutNanos(Math.min(cmResponseTimeout, CM_RESPONSE_TIMEOUT))
+                * (Math.min(maxCmRetries, MAX_CM_RETRIES) + 1);
+    }
+
+    /**
+     * The application let a request wait past its lifetime: refuse it with REJ reason 4 (the CA
+     * GUID as additional information, IBA table 112) and forget it. No event: the application
+     * that never answered a CONNECT_REQUEST expects none (librdmacm's programs would take any as
+     * a failure of something else); {@link #accept} and {@link #reject} say what happened.
+     */
+    private void expire() {
+        timer = null;
+        if (state != State.CONNECT_REQUEST || !awaiting) {
+            return;
+        }
+        expired = true; // before the state's volatile write, so a caller that sees ERROR sees this too
+        rejectRequest(REJ_TIMEOUT, ByteBuffer.allocate(8).putLong(0, agent.caGuid).array());
+        answered();
+        agent.requestsTimedOut++;
+        forget();
     }
 
     /** A REQ to this listener, arriving on {@code at}'s device. */
     void onConnectRequest(CmAgent at, CmReq r, long reqTid, InetAddress from) {
         byte[] pd = r.privateData();
         if (portSpace != PortSpace.IB && !CmaHeader.valid(pd)) {
-            CmReply.rej(0, r.localCommId(), 0, REJ_CONSUMER_DEFINED, null).encode(at.scratch(), reqTid);
-            at.send(from, at.scratch());
+            at.requestsInvalid++;
+            at.rejectRequest(r, reqTid, from, REJ_CONSUMER_DEFINED, CmReply.NONE);
             return;
         }
-        CmId child = child(at, reqTid, from, r.localCommId());
+        if (backlogFull(at)) {
+            at.rejectRequest(r, reqTid, from, REJ_CONSUMER_DEFINED, CmReply.NONE);
+            return;
+        }
+        CmId child = child(at, reqTid, from, r.localCommId(),
+                requestLifetimeNanos(r.remoteCmResponseTimeout(), r.maxCmRetries()));
         child.req = r;
         child.remoteQpn = r.localQpn();
+        child.remoteCaGuid = r.localCaGuid();
+        at.connecting(child, from, r.localQpn());
         child.localAddress = new InetSocketAddress(at.address(), localAddress.getPort());
         byte[] user = pd;
         if (portSpace != PortSpace.IB) {
@@ -561,13 +679,18 @@ public final class CmId implements AutoCloseable {
     /** A SIDR_REQ to this listener, arriving on {@code at}'s device. */
     void onSidrRequest(CmAgent at, SidrMessage r, long reqTid, InetAddress from) {
         byte[] pd = r.privateData();
-        if (!CmaHeader.valid(pd)) {
+        boolean invalid = !CmaHeader.valid(pd);
+        if (invalid || backlogFull(at)) {
+            if (invalid) {
+                at.requestsInvalid++;
+            }
             SidrMessage.reply(r.requestId(), r.serviceId(), SidrMessage.STATUS_REJECT, 0, 0, null)
                     .encode(at.scratch(), reqTid);
             at.send(from, at.scratch());
             return;
         }
-        CmId child = child(at, reqTid, from, r.requestId());
+        // A SIDR_REQ carries no timeouts: rdma_cm's own (it repeats a SIDR_REQ as a REQ).
+        CmId child = child(at, reqTid, from, r.requestId(), requestLifetimeNanos(CM_RESPONSE_TIMEOUT, MAX_CM_RETRIES));
         child.sidrReq = r;
         child.remoteAddress = CmaHeader.source(pd);
         child.localAddress = new InetSocketAddress(CmaHeader.destination(pd), localAddress.getPort());
@@ -592,6 +715,71 @@ public final class CmId implements AutoCloseable {
     void onDuplicateSidrReq() {
         if (state == State.ESTABLISHED && pendingValid) {
             agent.send(peerIp, ByteBuffer.wrap(pending));
+        }
+    }
+
+    // ---- who may speak for the peer ----
+
+    /** True if {@code from} is this ID's peer. */
+    boolean isPeer(InetAddress from) {
+        return from.equals(peerIp);
+    }
+
+    /**
+     * True if a REP naming this ID comes from its peer: from its address, and, as the Linux CM's
+     * {@code cm_rep_handler} and {@code cm_dup_rep_handler} match, either the first (this side
+     * knows no remote ID yet) or a repeat from the ID that sent the first.
+     */
+    boolean isFromPeer(CmRep rep, InetAddress from) {
+        return isPeer(from) && (remoteCommId == 0 || rep.localCommId() == remoteCommId);
+    }
+
+    /**
+     * True if an RTU, DREQ, DREP, REJ or MRA naming this ID comes from its peer: from its address,
+     * with the remote communication ID the Linux CM's {@code cm_acquire_id} would ask of it:
+     * <ul>
+     * <li>RTU, DREQ, DREP, the REJ of a REP or of another message, the MRA of a REP or another
+     *     message: the sender's ID is the one this side knows;</li>
+     * <li>the REJ or MRA of a REQ: this side knows no remote ID yet (an active side before the
+     *     REP; the REJ's own local ID, 0 from a Linux CM, is not looked at);</li>
+     * <li>a REJ for a timeout: the Linux CM finds the ID by the sender's ID and CA GUID (the
+     *     REJ's additional information), known once a REQ or REP came. Before that, when it is the
+     *     REJ of a REQ (rnic's passive side sends one for a request the application never
+     *     answered), it is taken as the REJ of a REQ; the Linux CM drops it and waits out its
+     *     retries.</li>
+     * </ul>
+     */
+    boolean isFromPeer(CmReply m, InetAddress from) {
+        if (!isPeer(from)) {
+            return false;
+        }
+        int rejected = m.value(); // REJ, MRA: 0 the REQ, 1 the REP, 2 another message
+        return switch (m.attributeId()) {
+            case Mad.REJ -> m.value2() == REJ_TIMEOUT && remoteCommId != 0
+                    ? m.localCommId() == remoteCommId && m.info().length >= 8
+                            && ByteBuffer.wrap(m.info()).getLong() == remoteCaGuid
+                    : rejected == 0 ? remoteCommId == 0 : m.localCommId() == remoteCommId;
+            case Mad.MRA -> rejected == 0 ? remoteCommId == 0 : rejected <= 2 && m.localCommId() == remoteCommId;
+            default -> m.localCommId() == remoteCommId;
+        };
+    }
+
+    /** True while this ID is (or is becoming) a connection: a REQ for its peer's QP is stale. */
+    boolean holdsConnection() {
+        return switch (state) {
+            case CONNECT_REQUEST, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * A REQ for this connection's remote QP came (IBA 12.9.8.3.1): the peer's QP has moved on, so
+     * an established connection ends with a DREQ (the Linux CM's {@code cm_match_req} sends one);
+     * the application hears DISCONNECTED when the DREP comes or the DREQ runs out of retries.
+     */
+    void onStaleConnection() {
+        if (state == State.ESTABLISHED) {
+            sendDreq();
         }
     }
 
@@ -623,6 +811,8 @@ public final class CmId implements AutoCloseable {
         cancelTimer();
         remoteCommId = rep.localCommId();
         remoteQpn = rep.localQpn();
+        remoteCaGuid = rep.localCaGuid();
+        agent.connecting(this, peerIp, remoteQpn);
         ConnParam p = offered;
         int access = AccessFlags.REMOTE_WRITE
                 | (p.responderResources() > 0 ? AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC : 0);
@@ -709,6 +899,39 @@ public final class CmId implements AutoCloseable {
     }
 
     // ---- helpers ----
+
+    /** Ends the connection from this side: the QP to ERR, a DREQ repeated until the DREP. */
+    private void sendDreq() {
+        toError();
+        ByteBuffer mad = agent.scratch();
+        CmReply.dreq(localCommId, remoteCommId, req != null ? req.localQpn() : remoteQpn, null).encode(mad, tid);
+        state = State.DREQ_SENT;
+        sendAndRepeat(mad, MAX_CM_RETRIES, retryNanos > 0 ? retryNanos : timeoutNanos(CM_RESPONSE_TIMEOUT));
+    }
+
+    /** Forgets this ID in its agent's tables. Protocol thread. */
+    private void forget() {
+        agent.forget(this, localCommId, peerIp, remoteCommId, remoteQpn);
+    }
+
+    /** Refuses an application's call on a request that is not pending, saying why. */
+    private void requireRequest(String what) {
+        if (expired) {
+            throw new IllegalStateException(what + " on " + this + ": the request timed out, the application had"
+                    + " neither accepted nor rejected it when its sender would give up, so the connection manager"
+                    + " rejected it (REJ reason 4, timeout) and forgot it");
+        }
+        requireState(State.CONNECT_REQUEST, what);
+    }
+
+    /** The request is answered (or dropped): it no longer counts against its listener's backlog. */
+    private void answered() {
+        if (awaiting) {
+            awaiting = false;
+            listenerOf.awaitingAnswer.decrementAndGet();
+            cancelTimer();
+        }
+    }
 
     private void sendRtu() {
         CmReply.rtu(localCommId, remoteCommId, null).encode(agent.scratch(), tid);

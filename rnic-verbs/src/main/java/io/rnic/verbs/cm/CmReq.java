@@ -39,6 +39,34 @@ record CmReq(int localCommId, long serviceId, long localCaGuid, int localQkey, i
              int localAckTimeout, byte[] privateData) {
     static final int PRIVATE_DATA = 92;
 
+    /**
+     * Why no connection can use this REQ, as an IBA REJ reason (table 112), or 0 if it can:
+     * <ul>
+     * <li>26, invalid path MTU: the code is not one of 1 (256) to 5 (4096);</li>
+     * <li>9, invalid transport service type: neither RC (0) nor UC (1), or a QP number of 0 or
+     *     1, the subnet management and general services QPs, which carry only management
+     *     datagrams and cannot be one end of a connection;</li>
+     * <li>12, primary remote port GID rejected: the GID the REQ is addressed to is not
+     *     {@code receiverGid}, or the sender's is not {@code senderGid}, the address it came
+     *     from (zero GIDs included). The Linux CM refuses a path it cannot resolve the same way.</li>
+     * </ul>
+     *
+     * @param receiverGid this port's GID
+     * @param senderGid   the GID of the address the REQ came from
+     */
+    int invalidReason(byte[] receiverGid, byte[] senderGid) {
+        if (pathMtu < 1 || pathMtu > 5) {
+            return CmId.REJ_INVALID_MTU;
+        }
+        if (transportType > 1 || localQpn <= 1) {
+            return CmId.REJ_INVALID_TRANSPORT_TYPE;
+        }
+        if (!java.util.Arrays.equals(remoteGid, receiverGid) || !java.util.Arrays.equals(localGid, senderGid)) {
+            return CmId.REJ_INVALID_GID;
+        }
+        return 0;
+    }
+
     void encode(ByteBuffer mad, long tid) {
         Mad.header(mad, tid, Mad.REQ);
         Mad.put32(mad, 0, localCommId);
