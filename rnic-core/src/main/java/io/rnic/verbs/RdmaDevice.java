@@ -65,29 +65,7 @@ public final class RdmaDevice implements AutoCloseable {
                 : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire, keys);
         hca.icrcPolicy(config.icrcPolicy());
         hca.asyncListener(this::dispatch);
-        wire.receiver(new io.rnic.core.wire.WireReceiver() {
-            @Override
-            public void onPacket(io.netty.buffer.ByteBuf packet, java.net.InetSocketAddress source,
-                                 java.net.InetSocketAddress destination) {
-                hca.onPacketInBatch(packet, source, destination);
-            }
-
-            @Override
-            public boolean takesIntactPackets() {
-                return true;
-            }
-
-            @Override
-            public void onIntactPacket(io.netty.buffer.ByteBuf packet, java.net.InetSocketAddress source,
-                                       java.net.InetSocketAddress destination) {
-                hca.onIntactPacketInBatch(packet, source, destination);
-            }
-
-            @Override
-            public void onBatchEnd() {
-                hca.endBatch();
-            }
-        });
+        wire.receiver(hca.wireReceiver());
     }
 
     /**

@@ -48,8 +48,14 @@ public abstract class AbstractWire implements Wire {
 
     /** Counts a packet about to leave and shows it to the taps. */
     protected final void sending(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, long timestampNanos) {
+        sending(packet, source, destination, timestampNanos, 0);
+    }
+
+    /** Counts a packet about to leave with IP TOS byte {@code tos} and shows it to the taps. */
+    protected final void sending(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, long timestampNanos,
+            int tos) {
         counters.sent(packet.readableBytes());
-        tap(WireTap.Direction.SENT, timestampNanos, packet, source, destination);
+        tap(WireTap.Direction.SENT, timestampNanos, packet, source, destination, tos);
     }
 
     /**
@@ -66,15 +72,24 @@ public abstract class AbstractWire implements Wire {
      */
     protected final void handOver(ByteBuf packet, InetSocketAddress source, InetSocketAddress local, long timestampNanos,
             boolean intact) {
+        handOver(packet, source, local, timestampNanos, intact, 0);
+    }
+
+    /**
+     * As {@link #handOver(ByteBuf, InetSocketAddress, InetSocketAddress, long, boolean)}, with the
+     * IP TOS byte the packet arrived with ({@code PacketSink.TOS_UNKNOWN} if the wire cannot read it).
+     */
+    protected final void handOver(ByteBuf packet, InetSocketAddress source, InetSocketAddress local, long timestampNanos,
+            boolean intact, int tos) {
         counters.received(packet.readableBytes());
-        tap(WireTap.Direction.RECEIVED, timestampNanos, packet, source, local);
+        tap(WireTap.Direction.RECEIVED, timestampNanos, packet, source, local, tos);
         WireReceiver r = receiver;
         if (r != null) {
             try {
                 if (intact) {
-                    r.onIntactPacket(packet, source, local);
+                    r.onIntactPacket(packet, source, local, tos);
                 } else {
-                    r.onPacket(packet, source, local);
+                    r.onPacket(packet, source, local, tos);
                 }
             } catch (RuntimeException e) {
                 counters.handlerError();
@@ -107,13 +122,13 @@ public abstract class AbstractWire implements Wire {
         return !taps.isEmpty();
     }
 
-    private void tap(WireTap.Direction d, long ts, ByteBuf packet, InetSocketAddress src, InetSocketAddress dst) {
+    private void tap(WireTap.Direction d, long ts, ByteBuf packet, InetSocketAddress src, InetSocketAddress dst, int tos) {
         if (taps.isEmpty()) {
             return; // the common case: no iterator made per packet
         }
         for (WireTap t : taps) {
             try {
-                t.onPacket(d, ts, packet, src, dst);
+                t.onPacket(d, ts, packet, src, dst, tos);
             } catch (RuntimeException e) {
                 // A broken tap would otherwise log once per packet: warn the first time only.
                 if (!tapFailureLogged) {

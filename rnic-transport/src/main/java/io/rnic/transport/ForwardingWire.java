@@ -39,7 +39,23 @@ public abstract class ForwardingWire implements Wire {
 
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
-        inner.send(packet, sourcePort, destination);
+        send(packet, sourcePort, destination, 0);
+    }
+
+    /** Every send comes here, with its IP TOS byte: a subclass that watches or changes sends overrides this one. */
+    @Override
+    public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
+        inner.send(packet, sourcePort, destination, tos);
+    }
+
+    @Override
+    public int defaultDscp() {
+        return inner.defaultDscp();
+    }
+
+    @Override
+    public boolean ecnByDefault() {
+        return inner.ecnByDefault();
     }
 
     @Override

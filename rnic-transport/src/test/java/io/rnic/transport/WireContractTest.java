@@ -38,6 +38,14 @@ public abstract class WireContractTest {
     /** Addresses the subclass may bind. */
     protected abstract String ip(int n);
 
+    /**
+     * True if the wire carries a packet's IP TOS byte to the receiver; false if it cannot, and
+     * then must say the TOS is unknown ({@code PacketSink.TOS_UNKNOWN}), never 0.
+     */
+    protected boolean carriesTos() {
+        return true;
+    }
+
     protected Wire wire(int n) {
         Wire w = open(ip(n));
         opened.add(w);
@@ -69,9 +77,16 @@ public abstract class WireContractTest {
     }
 
     /** A receiver that records copies of what it got, and tracks the delivered buffers. */
-    protected final class Recorder implements WireReceiver {
+    protected class Recorder implements WireReceiver {
         final List<byte[]> packets = Collections.synchronizedList(new ArrayList<>());
         final List<InetSocketAddress> sources = Collections.synchronizedList(new ArrayList<>());
+        final List<Integer> tos = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, int t) {
+            tos.add(t);
+            onPacket(packet, source, destination);
+        }
 
         @Override
         public void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
@@ -105,6 +120,32 @@ public abstract class WireContractTest {
         assertEquals(1, a.counters().sentPackets());
         assertEquals(1, b.counters().receivedPackets());
         assertEquals(64, b.counters().receivedBytes());
+    }
+
+    @Test
+    void theTosByteTravelsWithThePacketOrIsReportedUnknown() {
+        Wire a = wire(1);
+        Wire b = wire(2);
+        Recorder rb = new Recorder();
+        b.receiver(rb);
+        List<Integer> tapped = Collections.synchronizedList(new ArrayList<>());
+        b.addTap(new WireTap() {
+            @Override
+            public void onPacket(Direction d, long ts, ByteBuf p, InetSocketAddress s, InetSocketAddress dst) {
+                tapped.add(Integer.MIN_VALUE);
+            }
+
+            @Override
+            public void onPacket(Direction d, long ts, ByteBuf p, InetSocketAddress s, InetSocketAddress dst, int t) {
+                tapped.add(t);
+            }
+        });
+        int dscp26WithCe = 26 << 2 | io.rnic.core.wire.PacketSink.CE;
+        a.send(packet(1, 64), a.openFlow(0xC133), b.localAddress(), dscp26WithCe);
+        assertTrue(await(() -> rb.size() == 1));
+        int expected = carriesTos() ? dscp26WithCe : io.rnic.core.wire.PacketSink.TOS_UNKNOWN;
+        assertEquals(List.of(expected), rb.tos, "the receiver is told the TOS, or that it is unknown: never a made-up 0");
+        assertEquals(List.of(expected), tapped, "so is a tap (a capture writes the real TOS byte)");
     }
 
     @Test

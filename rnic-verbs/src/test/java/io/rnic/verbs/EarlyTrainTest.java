@@ -32,9 +32,9 @@ class EarlyTrainTest {
         }
 
         @Override
-        public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
             sent++;
-            super.send(packet, sourcePort, destination);
+            super.send(packet, sourcePort, destination, tos);
         }
 
         @Override

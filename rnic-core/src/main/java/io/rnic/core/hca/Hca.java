@@ -44,6 +44,8 @@ public final class Hca {
     private final HcaLimits limits;
     private final Scheduler scheduler;
     private final PacketSink sink;
+    /** QPs send ECN-capable packets: on by default where the network marks congestion (a fabric with ECN). */
+    private volatile boolean ecn;
     private final KeyTable keys;
     private final PKeyTable pkeys;
     private final Counters counters = new Counters();
@@ -88,6 +90,7 @@ public final class Hca {
         this.pkeys = pkeys;
         this.scheduler = scheduler;
         this.sink = java.util.Objects.requireNonNull(sink, "sink");
+        this.ecn = sink.ecnByDefault();
         this.keys = new KeyTable(keyRandom, limits.maxMr());
     }
 
@@ -297,14 +300,35 @@ public final class Hca {
      * ({@link PacketSink#offloadsIcrc}), hands it over unsealed instead.
      */
     public void transmit(ByteBuf packet, int offset, int length, io.rnic.core.packet.PseudoHeader pseudo, int sourcePort,
-            InetSocketAddress destination) {
+            InetSocketAddress destination, int tos) {
         counters.inc(Counter.SENT_PKTS);
         if (sink.offloadsIcrc()) {
-            sink.sendUnsealed(packet, sourcePort, destination);
+            sink.sendUnsealed(packet, sourcePort, destination, tos);
         } else {
             icrc.write(pseudo, packet, offset, length);
-            sink.send(packet, sourcePort, destination);
+            sink.send(packet, sourcePort, destination, tos);
         }
+    }
+
+    /**
+     * The IP TOS byte a QP sends with, from its address vector's traffic class: the class's DSCP,
+     * or the network's ({@link PacketSink#defaultDscp}) where the class names none, and ECT(0) in
+     * the ECN bits when this device sends ECN-capable packets ({@link #ecn}), as RoCEv2 NICs
+     * replace a traffic class's ECN bits with their own.
+     */
+    public int tosFor(int trafficClass) {
+        int dscp = trafficClass >>> 2 != 0 ? trafficClass >>> 2 : sink.defaultDscp();
+        return (dscp & 0x3F) << 2 | (ecn ? PacketSink.ECT0 : 0);
+    }
+
+    /** True if this device sends ECN-capable packets (ECT(0)). */
+    public boolean ecn() {
+        return ecn;
+    }
+
+    /** Turns ECN-capable sending on or off for QPs that connect from now on. */
+    public void ecn(boolean on) {
+        this.ecn = on;
     }
 
     /**
@@ -342,7 +366,46 @@ public final class Hca {
      * PSNs it acknowledges) waits until then.
      */
     public void onPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
-        onPacketInBatch(buf, source, destination, true);
+        onPacketInBatch(buf, source, destination, true, 0);
+    }
+
+    /**
+     * The receiver a device sets on its wire: every packet goes to {@link #onPacketInBatch} (or,
+     * untouched by the wire's ICRC offload, {@link #onIntactPacketInBatch}) with the IP TOS byte
+     * it arrived with, and the end of each batch to {@link #endBatch}.
+     */
+    public io.rnic.core.wire.WireReceiver wireReceiver() {
+        return new io.rnic.core.wire.WireReceiver() {
+            @Override
+            public void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
+                onPacketInBatch(packet, source, destination, true, 0);
+            }
+
+            @Override
+            public void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, int tos) {
+                onPacketInBatch(packet, source, destination, true, tos);
+            }
+
+            @Override
+            public boolean takesIntactPackets() {
+                return true;
+            }
+
+            @Override
+            public void onIntactPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
+                onPacketInBatch(packet, source, destination, false, 0);
+            }
+
+            @Override
+            public void onIntactPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, int tos) {
+                onPacketInBatch(packet, source, destination, false, tos);
+            }
+
+            @Override
+            public void onBatchEnd() {
+                endBatch();
+            }
+        };
     }
 
     /**
@@ -350,12 +413,13 @@ public final class Hca {
      * wire vouches for (its ICRC offload delivered it untouched): its ICRC is not checked.
      */
     public void onIntactPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination) {
-        onPacketInBatch(buf, source, destination, false);
+        onPacketInBatch(buf, source, destination, false, 0);
     }
 
-    private void onPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination, boolean verifyIcrc) {
+    private void onPacketInBatch(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination, boolean verifyIcrc,
+            int tos) {
         try {
-            receive(buf, source, destination, verifyIcrc);
+            receive(buf, source, destination, verifyIcrc, tos);
         } catch (RuntimeException e) {
             counters.inc(Counter.RCVD_DROPPED);
             counters.inc(Counter.INTERNAL_ERRORS);
@@ -397,7 +461,8 @@ public final class Hca {
         atBatchEndCount = 0;
     }
 
-    private void receive(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination, boolean verifyIcrc) {
+    private void receive(ByteBuf buf, InetSocketAddress source, InetSocketAddress destination, boolean verifyIcrc,
+            int tos) {
         int off = buf.readerIndex();
         int len = buf.readableBytes();
         DecodeResult r = decoder.decode(buf, off, len, rx);
@@ -407,6 +472,7 @@ public final class Hca {
             return;
         }
         rxFlow(source, destination);
+        rxPseudo.tos(tos);
         if (verifyIcrc && !icrcOk(buf, off, len)) {
             return;
         }

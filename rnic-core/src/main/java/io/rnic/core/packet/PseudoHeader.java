@@ -25,6 +25,8 @@ public final class PseudoHeader {
     private int destinationPort = ROCE_PORT;
     private int ipv4Identification;
     private boolean dontFragment = true;
+    /** The TOS byte of the IP header a received packet came with; not covered by the ICRC. */
+    private int tos;
     /** Changes with every change of a field, so that a user can tell the header is as it last saw it. */
     private long version;
 
@@ -68,6 +70,21 @@ public final class PseudoHeader {
             version++;
         }
         return this;
+    }
+
+    /**
+     * Sets the IP TOS byte (IPv6 traffic class) a received packet arrived with, or
+     * {@code PacketSink.TOS_UNKNOWN} (-1) where the wire could not read it. The ICRC masks it,
+     * so it does not change the header's {@link #version}.
+     */
+    public PseudoHeader tos(int tos) {
+        this.tos = tos;
+        return this;
+    }
+
+    /** The TOS byte set with {@link #tos(int)}, or -1 if unknown. */
+    public int tos() {
+        return tos;
     }
 
     /** The IPv4 identification the ICRC assumes (0 by convention). */

@@ -55,6 +55,7 @@ final class ConnectedAddressing implements Addressing {
         peer.remote = new InetSocketAddress(av.address(), av.port());
         peerAddress = av.address().getAddress();
         peer.pseudo.addresses(hca.address(), av.address()).ports(sourcePort, av.port());
+        peer.tos = hca.tosFor(av.trafficClass());
     }
 
     @Override

@@ -75,6 +75,7 @@ final class DatagramAddressing implements Addressing {
             last = ah;
             scratch.remote = ah.socketAddress();
             scratch.pseudo.addresses(hca.address(), ah.vector().address()).ports(sourcePort, ah.vector().port());
+            scratch.tos = hca.tosFor(ah.vector().trafficClass());
         }
         scratch.destQpn = w.remoteQpn;
         // A Q_Key with its high-order bit set asks for the QP's own (controlled Q_Keys).

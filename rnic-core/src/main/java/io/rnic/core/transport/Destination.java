@@ -20,4 +20,6 @@ final class Destination {
     /** The EE context an RDETH names: the peer context of an EE context. */
     int eecn;
     final PseudoHeader pseudo = new PseudoHeader();
+    /** The IP TOS byte the packets carry (DSCP and ECN), from the address vector's traffic class. */
+    int tos;
 }

@@ -47,6 +47,6 @@ final class PacketFramer {
 
     /** As {@link #transmit(RocePacket, Destination)}, for a packet laid out earlier at {@code buf[offset, offset + length)}. */
     void transmit(ByteBuf buf, int offset, int length, Destination d) {
-        hca.transmit(buf, offset, length, d.pseudo, qp.addressing.sourcePort(), d.remote);
+        hca.transmit(buf, offset, length, d.pseudo, qp.addressing.sourcePort(), d.remote, d.tos);
     }
 }

@@ -10,6 +10,18 @@ import java.net.InetSocketAddress;
  * device opens; nothing in between adapts it.
  */
 public interface PacketSink {
+    /**
+     * A received packet's IP TOS byte that the wire could not read (a UDP socket without
+     * {@code IP_RECVTOS}): unknown, which is not the same as 0.
+     */
+    int TOS_UNKNOWN = -1;
+    /** The ECN field of a TOS byte (RFC 3168): its two low bits. */
+    int ECN_MASK = 0b11;
+    /** ECN-capable transport, ECT(0) (RFC 3168), as RoCEv2 NICs mark what they send when ECN is on. */
+    int ECT0 = 0b10;
+    /** Congestion experienced (RFC 3168): set by a switch that marks the packet. */
+    int CE = 0b11;
+
     /** The allocator for outgoing packets. */
     ByteBufAllocator allocator();
 
@@ -32,6 +44,32 @@ public interface PacketSink {
 
     /** Sends one packet (BTH through ICRC) from {@code sourcePort}; takes ownership of the buffer. */
     void send(ByteBuf packet, int sourcePort, InetSocketAddress destination);
+
+    /**
+     * Sends one packet whose IP header carries the TOS byte {@code tos} (DSCP and ECN bits). A
+     * sink that cannot set the TOS per packet sends as {@link #send(ByteBuf, int, InetSocketAddress)}
+     * does, which is the default.
+     */
+    default void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
+        send(packet, sourcePort, destination);
+    }
+
+    /**
+     * The DSCP a QP's packets carry when its address vector names no traffic class: 0, or the one
+     * the network this sink is attached to asks of its hosts (a simulated fabric's RoCE class).
+     */
+    default int defaultDscp() {
+        return 0;
+    }
+
+    /**
+     * True if the network this sink is attached to marks congestion with ECN, so that a device
+     * whose ECN setting is automatic sends ECN-capable packets (ECT(0)): a simulated fabric with
+     * ECN on. False by default.
+     */
+    default boolean ecnByDefault() {
+        return false;
+    }
 
     /**
      * Asks the sink to send what it holds now rather than at the end of its cycle: the packet just
@@ -62,5 +100,13 @@ public interface PacketSink {
     default void sendUnsealed(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
         packet.release();
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not offload the ICRC: seal packets and use send");
+    }
+
+    /**
+     * As {@link #sendUnsealed(ByteBuf, int, InetSocketAddress)}, with the packet's IP TOS byte (see
+     * {@link #send(ByteBuf, int, InetSocketAddress, int)}).
+     */
+    default void sendUnsealed(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
+        sendUnsealed(packet, sourcePort, destination);
     }
 }

@@ -15,6 +15,15 @@ public interface WireReceiver {
     void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination);
 
     /**
+     * As {@link #onPacket(ByteBuf, InetSocketAddress, InetSocketAddress)}, with the IP TOS byte the
+     * packet arrived with (DSCP and ECN bits), or {@code PacketSink.TOS_UNKNOWN} where the wire
+     * cannot read it. Wires call this one; by default it drops the TOS.
+     */
+    default void onPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, int tos) {
+        onPacket(packet, source, destination);
+    }
+
+    /**
      * Called after the last packet of a batch the wire received together (one read of the
      * socket, one delivery of the simulated network): the point where a receiver sends what
      * it coalesced over the batch. Exceptions thrown here are caught and counted by the wire.
@@ -31,6 +40,11 @@ public interface WireReceiver {
      */
     default void onIntactPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
         onPacket(packet, source, destination);
+    }
+
+    /** As {@link #onIntactPacket(ByteBuf, InetSocketAddress, InetSocketAddress)}, with the IP TOS byte. */
+    default void onIntactPacket(ByteBuf packet, InetSocketAddress source, InetSocketAddress destination, int tos) {
+        onIntactPacket(packet, source, destination);
     }
 
     /**

@@ -15,4 +15,14 @@ public interface WireTap {
      */
     void onPacket(Direction direction, long timestampNanos, ByteBuf packet,
                   InetSocketAddress source, InetSocketAddress destination);
+
+    /**
+     * As {@link #onPacket(Direction, long, ByteBuf, InetSocketAddress, InetSocketAddress)}, with the
+     * packet's IP TOS byte ({@code PacketSink.TOS_UNKNOWN} if the wire could not read it). Wires
+     * call this one; by default it drops the TOS.
+     */
+    default void onPacket(Direction direction, long timestampNanos, ByteBuf packet, InetSocketAddress source,
+                          InetSocketAddress destination, int tos) {
+        onPacket(direction, timestampNanos, packet, source, destination);
+    }
 }

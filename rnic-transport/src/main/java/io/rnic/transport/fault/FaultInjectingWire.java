@@ -17,7 +17,7 @@ public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
     /** Packets waiting out an extra delay, released if the wire closes first. */
     private final java.util.Set<ByteBuf> delayed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
-    private record Held(ByteBuf packet, int sourcePort, InetSocketAddress destination) { }
+    private record Held(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) { }
 
     public FaultInjectingWire(Wire inner, long seed) {
         super(inner);
@@ -41,6 +41,11 @@ public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
 
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        send(packet, sourcePort, destination, 0);
+    }
+
+    @Override
+    public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
         PacketFate fate = faults.decide(packet);
         if (fate.dropped()) {
             packet.release();
@@ -49,15 +54,15 @@ public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
         int copies = fate.duplicates();
         long delay = fate.extraDelayNanos();
         for (int i = 0; i < copies; i++) {
-            forward(packet.retainedDuplicate(), sourcePort, destination, delay);
+            forward(packet.retainedDuplicate(), sourcePort, destination, tos, delay);
         }
         if (fate.heldForNext() && held == null) {
-            Held h = new Held(packet, sourcePort, destination);
+            Held h = new Held(packet, sourcePort, destination, tos);
             held = h;
             inner.scheduler().schedule(HOLD_LIMIT_NANOS, () -> releaseHeld(h));
             return;
         }
-        forward(packet, sourcePort, destination, delay);
+        forward(packet, sourcePort, destination, tos, delay);
         Held h = held;
         if (h != null) {
             if (delay > 0) {
@@ -72,13 +77,13 @@ public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
     private void releaseHeld(Held h) {
         if (held == h) {
             held = null;
-            inner.send(h.packet(), h.sourcePort(), h.destination());
+            inner.send(h.packet(), h.sourcePort(), h.destination(), h.tos());
         }
     }
 
-    private void forward(ByteBuf packet, int sourcePort, InetSocketAddress destination, long delay) {
+    private void forward(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos, long delay) {
         if (delay <= 0) {
-            inner.send(packet, sourcePort, destination);
+            inner.send(packet, sourcePort, destination, tos);
             return;
         }
         synchronized (delayed) {
@@ -90,7 +95,7 @@ public final class FaultInjectingWire extends io.rnic.transport.ForwardingWire {
                 mine = delayed.remove(packet);
             }
             if (mine) {
-                inner.send(packet, sourcePort, destination);
+                inner.send(packet, sourcePort, destination, tos);
             }
         });
     }

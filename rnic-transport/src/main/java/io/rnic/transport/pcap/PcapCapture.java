@@ -25,9 +25,19 @@ public final class PcapCapture implements AutoCloseable {
     /** Captures the packets {@code wire} carries in the given directions. */
     public PcapCapture attach(Wire wire, Set<WireTap.Direction> directions) {
         EnumSet<WireTap.Direction> dirs = EnumSet.copyOf(directions);
-        wire.addTap((direction, ts, packet, source, destination) -> {
-            if (dirs.contains(direction)) {
-                writer.write(ts, packet, source, destination);
+        wire.addTap(new WireTap() {
+            @Override
+            public void onPacket(Direction direction, long ts, ByteBuf packet, InetSocketAddress source,
+                    InetSocketAddress destination) {
+                onPacket(direction, ts, packet, source, destination, 0);
+            }
+
+            @Override
+            public void onPacket(Direction direction, long ts, ByteBuf packet, InetSocketAddress source,
+                    InetSocketAddress destination, int tos) {
+                if (dirs.contains(direction)) {
+                    writer.write(ts, packet, source, destination, tos); // the real TOS byte, a CE mark included
+                }
             }
         });
         return this;

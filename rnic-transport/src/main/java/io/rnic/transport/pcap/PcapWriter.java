@@ -51,6 +51,16 @@ public final class PcapWriter implements AutoCloseable {
      * {@code source} to {@code destination} at {@code timestampNanos} since the epoch.
      */
     public synchronized void write(long timestampNanos, ByteBuf packet, InetSocketAddress source, InetSocketAddress destination) {
+        write(timestampNanos, packet, source, destination, 0);
+    }
+
+    /**
+     * As {@link #write(long, ByteBuf, InetSocketAddress, InetSocketAddress)}, with the IP header's
+     * TOS byte (IPv6 traffic class) set to {@code tos}: the DSCP and ECN bits the packet travelled
+     * with, a switch's CE mark included. A negative {@code tos} (unknown) is written as 0.
+     */
+    public synchronized void write(long timestampNanos, ByteBuf packet, InetSocketAddress source, InetSocketAddress destination,
+            int tos) {
         if (closed) {
             return;
         }
@@ -59,6 +69,14 @@ public final class PcapWriter implements AutoCloseable {
         int ip = 14;
         int ipUdp = pseudo.write(frame, ip, len);
         boolean v6 = pseudo.isIpv6();
+        if (tos > 0) {
+            if (v6) { // version 6, traffic class, flow label: the class spans the first two bytes
+                frame[ip] = (byte) (0x60 | (tos >>> 4));
+                frame[ip + 1] = (byte) ((tos & 0x0F) << 4 | (frame[ip + 1] & 0x0F));
+            } else {
+                frame[ip + 1] = (byte) tos;
+            }
+        }
         mac(frame, 0, destination);
         mac(frame, 6, source);
         frame[12] = (byte) (v6 ? 0x86 : 0x08);
@@ -86,6 +104,41 @@ public final class PcapWriter implements AutoCloseable {
         } catch (IOException e) {
             throw new io.rnic.verbs.WireException("cannot write pcap record", e);
         }
+    }
+
+    /**
+     * Writes one whole Ethernet frame as it is (destination MAC first, no FCS): a frame that is not
+     * an IP packet, such as an 802.1Qbb PFC PAUSE frame.
+     */
+    public synchronized void writeFrame(long timestampNanos, byte[] ethernetFrame, int offset, int length) {
+        if (closed) {
+            return;
+        }
+        long ts = Math.max(0, timestampNanos);
+        le32(record, 0, (int) (ts / 1_000_000_000L));
+        le32(record, 4, (int) (ts % 1_000_000_000L));
+        le32(record, 8, length);
+        le32(record, 12, length);
+        try {
+            out.write(record);
+            out.write(ethernetFrame, offset, length);
+            packets++;
+        } catch (IOException e) {
+            throw new io.rnic.verbs.WireException("cannot write pcap record", e);
+        }
+    }
+
+    /**
+     * The MAC address this writer gives a host in the frames it writes: 02:00 followed by the last
+     * four bytes of its IP address (locally administered), as a 48-bit number.
+     */
+    public static long macOf(InetSocketAddress a) {
+        byte[] ip = a.getAddress().getAddress();
+        long mac = 0x0200_0000_0000L;
+        for (int i = ip.length - 4; i < ip.length; i++) {
+            mac |= (long) (ip[i] & 0xFF) << 8 * (ip.length - 1 - i);
+        }
+        return mac;
     }
 
     /** Packets written so far. */

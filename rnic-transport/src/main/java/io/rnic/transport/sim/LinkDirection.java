@@ -36,6 +36,7 @@ public final class LinkDirection {
 
     private ByteBuf held;
     private InetSocketAddress heldSource;
+    private int heldTos;
     private long heldGeneration;
 
     LinkDirection(SimScheduler scheduler, SimWire from, SimWire to, long seed, LinkConfig defaults) {
@@ -120,7 +121,7 @@ public final class LinkDirection {
      * Sends a packet along this direction; {@code intact} if it was sent unsealed (ICRC offload),
      * which only a direction without faults carries (the sender seals the others first).
      */
-    void transmit(ByteBuf packet, InetSocketAddress source, boolean intact) {
+    void transmit(ByteBuf packet, InetSocketAddress source, boolean intact, int tos) {
         long now = scheduler.nanoTime();
         PacketFate fate = faults.isEmpty() ? null : faults.decide(packet);
         if (fate != null && fate.dropped()) {
@@ -146,22 +147,22 @@ public final class LinkDirection {
             arrival = now + latencyNanos;
         }
         if (fate == null) {
-            scheduler.scheduleArrival(arrival, this, packet, source, intact);
+            scheduler.scheduleArrival(arrival, this, packet, source, intact, tos);
             releaseHeld(arrival);
             return;
         }
         arrival += fate.extraDelayNanos();
         int copies = fate.duplicates();
         if (fate.heldForNext() && held == null) {
-            hold(packet, source);
+            hold(packet, source, tos);
         } else {
-            scheduler.scheduleArrival(arrival, this, packet, source, false);
+            scheduler.scheduleArrival(arrival, this, packet, source, false, tos);
             releaseHeld(arrival);
         }
         for (int i = 0; i < copies; i++) {
             // Each delivery is released by the wire after its receiver returns, so each copy
             // holds a reference of its own, with its own reader and writer indices.
-            scheduler.scheduleArrival(arrival, this, packet.retainedDuplicate(), source, false);
+            scheduler.scheduleArrival(arrival, this, packet.retainedDuplicate(), source, false, tos);
         }
     }
 
@@ -187,9 +188,10 @@ public final class LinkDirection {
         return dropWaitNanos;
     }
 
-    private void hold(ByteBuf packet, InetSocketAddress source) {
+    private void hold(ByteBuf packet, InetSocketAddress source, int tos) {
         held = packet;
         heldSource = source;
+        heldTos = tos;
         long generation = ++heldGeneration;
         scheduler.schedule(HOLD_LIMIT_NANOS, () -> {
             if (held != null && heldGeneration == generation) {
@@ -202,7 +204,7 @@ public final class LinkDirection {
         if (held != null) {
             ByteBuf p = held;
             held = null;
-            scheduler.scheduleArrival(arrival, this, p, heldSource, false);
+            scheduler.scheduleArrival(arrival, this, p, heldSource, false, heldTos);
             heldSource = null;
         }
     }
@@ -222,8 +224,8 @@ public final class LinkDirection {
         }
     }
 
-    void arrive(ByteBuf packet, InetSocketAddress source, boolean intact) {
-        if (to.deliver(packet, source, intact)) {
+    void arrive(ByteBuf packet, InetSocketAddress source, boolean intact, int tos) {
+        if (to.deliver(packet, source, intact, tos)) {
             delivered++;
         } else {
             lostInFlight++;

@@ -22,6 +22,7 @@ public final class SimNetwork implements AutoCloseable {
     private final Map<java.util.Set<SimWire>, Link> links = new HashMap<>();
     private LinkConfig defaults = LinkConfig.DEFAULT;
     private boolean icrcOffload = true;
+    private final List<Runnable> onClose = new ArrayList<>();
 
     /** A network whose faults are fixed by {@code seed}. */
     public SimNetwork(long seed) {
@@ -75,13 +76,21 @@ public final class SimNetwork implements AutoCloseable {
 
     /** Attaches an HCA at {@code address}, which must be a concrete IP address and port. */
     public SimWire attach(InetSocketAddress address) {
+        return attach(address, null);
+    }
+
+    /**
+     * Attaches an HCA at {@code address} whose packets go through {@code uplink} (a fabric's host
+     * port) instead of the network's point-to-point links; null means those links.
+     */
+    public SimWire attach(InetSocketAddress address, SimUplink uplink) {
         if (address.isUnresolved() || address.getAddress().isAnyLocalAddress()) {
             throw new IllegalArgumentException("an HCA needs a concrete IP address (the ICRC covers it), got " + address);
         }
         if (wires.containsKey(address)) {
             throw new IllegalArgumentException(address + " is already attached to this network");
         }
-        SimWire w = new SimWire(this, address);
+        SimWire w = new SimWire(this, address, uplink);
         wires.put(address, w);
         return w;
     }
@@ -159,12 +168,20 @@ public final class SimNetwork implements AutoCloseable {
      * Closes every wire and discards pending events, releasing the buffers of packets still in
      * flight. Timers are dropped without running.
      */
+    /** Runs {@code task} when the network closes, after its wires: a fabric releases what its queues hold. */
+    public void onClose(Runnable task) {
+        onClose.add(java.util.Objects.requireNonNull(task, "task"));
+    }
+
     @Override
     public void close() {
         for (SimWire w : wires()) {
             w.close();
         }
         scheduler.drain();
+        for (Runnable r : onClose) {
+            r.run();
+        }
         for (Link l : links.values()) {
             l.releaseHeldOnClose();
         }

@@ -23,8 +23,8 @@ public final class SimScheduler implements Scheduler {
 
     private static final Logger LOG = LoggerFactory.getLogger(SimScheduler.class);
 
-    /** A scheduled event: a task, or the arrival of a packet on a link direction. */
-    static final class Event implements Timer {
+    /** A scheduled event: a task, the arrival of a packet on a link direction, or an {@link Activation}. */
+    static class Event implements Timer {
         long time;
         long seq;
         Runnable task;
@@ -33,6 +33,8 @@ public final class SimScheduler implements Scheduler {
         InetSocketAddress source;
         /** The packet was sent unsealed and nothing has touched it (ICRC offload). */
         boolean intact;
+        /** The packet's IP TOS byte. */
+        int tos;
         boolean cancelled;
         boolean pooled;
         Event nextFree;
@@ -45,6 +47,42 @@ public final class SimScheduler implements Scheduler {
             cancelled = true;
             task = null; // let go of what the task holds now, not when its time comes round
             return true;
+        }
+    }
+
+    /**
+     * An event its owner keeps and schedules again and again without allocating: a frame on its
+     * way to the next hop of a fabric, a port's end of transmission, a timer that is re-armed
+     * rather than re-created. An activation is scheduled at most once at a time
+     * ({@link SimScheduler#activate}); it is not cancelled, but checks its owner's state when it
+     * fires.
+     */
+    public abstract static class Activation extends Event {
+        private boolean queued;
+
+        /** An activation, not yet scheduled. */
+        protected Activation() {
+        }
+
+        /** Runs at the scheduled time, on the simulator's thread. Exceptions are logged and counted. */
+        protected abstract void fire();
+
+        /**
+         * Called instead of {@link #fire} when the network drains its events on close: release
+         * what the activation holds (a frame's buffer). Does nothing by default.
+         */
+        protected void discard() {
+        }
+
+        /** True while scheduled and not yet fired. */
+        public final boolean isQueued() {
+            return queued;
+        }
+
+        /** Activations are not cancelled: they check their owner's state when they fire. Returns false. */
+        @Override
+        public final boolean cancel() {
+            return false;
         }
     }
 
@@ -95,6 +133,20 @@ public final class SimScheduler implements Scheduler {
         return e;
     }
 
+    /**
+     * Schedules {@code a} to fire at virtual time {@code atNanos} (now, if that has passed),
+     * allocation-free.
+     *
+     * @throws IllegalStateException if {@code a} is already scheduled
+     */
+    public void activate(Activation a, long atNanos) {
+        if (a.queued) {
+            throw new IllegalStateException(a + " is already scheduled");
+        }
+        a.queued = true;
+        push(a, Math.max(atNanos, now));
+    }
+
     /** Runs {@code task} after the current event, at the same virtual time. */
     @Override
     public void execute(Runnable task) {
@@ -113,7 +165,7 @@ public final class SimScheduler implements Scheduler {
      * every store of an event into the ring or the free list, and of an unchanged link or
      * source into the event, would cost G1's write barrier (a fence) on each packet.
      */
-    void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source, boolean intact) {
+    void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source, boolean intact, int tos) {
         long t = Math.max(time, now);
         int l = laneAccepting(t);
         Event e;
@@ -137,6 +189,7 @@ public final class SimScheduler implements Scheduler {
         }
         e.packet = packet;
         e.intact = intact;
+        e.tos = tos;
         e.time = t;
         e.seq = seq++;
         size++;
@@ -200,6 +253,15 @@ public final class SimScheduler implements Scheduler {
                 lastError = ex;
                 LOG.warn("packet delivery failed at t={} ns", now, ex);
             }
+        } else if (e instanceof Activation a) {
+            a.queued = false;
+            try {
+                a.fire();
+            } catch (RuntimeException ex) {
+                errors++;
+                lastError = ex;
+                LOG.warn("simulated activation {} failed at t={} ns", a, now, ex);
+            }
         } else if (!e.cancelled) {
             e.cancelled = true; // a timer runs once; cancel() after this returns false
             try {
@@ -228,6 +290,9 @@ public final class SimScheduler implements Scheduler {
                     recycle(e);
                 }
                 link.discard(packet);
+            } else if (e instanceof Activation a) {
+                a.queued = false;
+                a.discard();
             }
         }
     }
@@ -278,11 +343,12 @@ public final class SimScheduler implements Scheduler {
         ByteBuf packet = e.packet;
         InetSocketAddress source = e.source;
         boolean intact = e.intact;
+        int tos = e.tos;
         e.packet = null;
         if (!poppedFromLane) {
             recycle(e);
         }
-        link.arrive(packet, source, intact);
+        link.arrive(packet, source, intact, tos);
     }
 
     private void recycle(Event e) {

@@ -13,6 +13,8 @@ import java.util.Map;
 public final class SimWire extends AbstractWire {
     private final SimNetwork network;
     private final InetSocketAddress local;
+    /** A fabric's host port, or null on the network's point-to-point links. */
+    private final SimUplink uplink;
     private final Map<SimWire, LinkDirection> outgoing = new HashMap<>();
     /** The last destination sent to and its link direction (the same object: an address's identity). */
     private InetSocketAddress lastDestination;
@@ -24,9 +26,10 @@ public final class SimWire extends AbstractWire {
     private Icrc icrc;
     private PseudoHeader sealFlow;
 
-    SimWire(SimNetwork network, InetSocketAddress local) {
+    SimWire(SimNetwork network, InetSocketAddress local, SimUplink uplink) {
         this.network = network;
         this.local = local;
+        this.uplink = uplink;
     }
 
     @Override
@@ -61,10 +64,22 @@ public final class SimWire extends AbstractWire {
         return network.scheduler().runUntil(condition, timeoutNanos);
     }
 
-    /** Unacknowledged streams leave at the network's default link rate. */
+    /** Unacknowledged streams leave at the network's default link rate, or the fabric host link's. */
     @Override
     public long paceBitsPerSecond() {
-        return network.linkDefaults().bitsPerSecond();
+        return uplink != null ? uplink.paceBitsPerSecond() : network.linkDefaults().bitsPerSecond();
+    }
+
+    /** The fabric's host DSCP on a fabric; 0 on point-to-point links. */
+    @Override
+    public int defaultDscp() {
+        return uplink != null ? uplink.defaultDscp() : 0;
+    }
+
+    /** True on a fabric with ECN on; false on point-to-point links. */
+    @Override
+    public boolean ecnByDefault() {
+        return uplink != null && uplink.ecnByDefault();
     }
 
     @Override
@@ -87,7 +102,12 @@ public final class SimWire extends AbstractWire {
 
     @Override
     public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
-        send(packet, sourcePort, destination, false);
+        send(packet, sourcePort, destination, false, 0);
+    }
+
+    @Override
+    public void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
+        send(packet, sourcePort, destination, false, tos);
     }
 
     /** Offloads the ICRC when the network does ({@link SimNetwork#icrcOffload()}). */
@@ -103,14 +123,23 @@ public final class SimWire extends AbstractWire {
      */
     @Override
     public void sendUnsealed(ByteBuf packet, int sourcePort, InetSocketAddress destination) {
+        sendUnsealed(packet, sourcePort, destination, 0);
+    }
+
+    @Override
+    public void sendUnsealed(ByteBuf packet, int sourcePort, InetSocketAddress destination, int tos) {
         if (!network.icrcOffload()) {
             packet.release();
             throw new UnsupportedOperationException("the simulated network's ICRC offload is off: seal packets and use send");
         }
-        send(packet, sourcePort, destination, true);
+        send(packet, sourcePort, destination, true, tos);
     }
 
-    private void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, boolean unsealed) {
+    private void send(ByteBuf packet, int sourcePort, InetSocketAddress destination, boolean unsealed, int tos) {
+        if (uplink != null) {
+            sendUp(packet, sourcePort, destination, unsealed, tos);
+            return;
+        }
         LinkDirection dir;
         SimWire peer;
         if (destination == lastDestination && !closed && !lastDirection.to().closed && (sourcePort & ~0xFFFF) == 0) {
@@ -136,8 +165,24 @@ public final class SimWire extends AbstractWire {
             seal(packet, src, peer.local);
             unsealed = false;
         }
-        sending(packet, src, peer.local, network.scheduler().nanoTime());
-        dir.transmit(packet, src, unsealed);
+        sending(packet, src, peer.local, network.scheduler().nanoTime(), tos);
+        dir.transmit(packet, src, unsealed, tos);
+    }
+
+    /** Hands a packet to the fabric's host port, sealed first if the fabric will read it. */
+    private void sendUp(ByteBuf packet, int sourcePort, InetSocketAddress destination, boolean unsealed, int tos) {
+        if (closed || (sourcePort & ~0xFFFF) != 0 || destination == null) {
+            counters.sendError();
+            packet.release();
+            return;
+        }
+        InetSocketAddress src = source(sourcePort);
+        if (unsealed && (tapped() || uplink.inspects())) {
+            seal(packet, src, destination);
+            unsealed = false;
+        }
+        sending(packet, src, destination, network.scheduler().nanoTime(), tos);
+        uplink.carry(this, packet, src, destination, tos, unsealed);
     }
 
     void outgoing(SimWire peer, LinkDirection dir) {
@@ -164,7 +209,7 @@ public final class SimWire extends AbstractWire {
      * An {@code intact} packet (sent unsealed, untouched since) is sealed first if a tap will see
      * it or the receiver does not take intact packets, and is vouched for to the receiver.
      */
-    boolean deliver(ByteBuf packet, InetSocketAddress source, boolean intact) {
+    boolean deliver(ByteBuf packet, InetSocketAddress source, boolean intact, int tos) {
         try {
             if (closed) {
                 return false;
@@ -172,13 +217,30 @@ public final class SimWire extends AbstractWire {
             if (intact && (tapped() || !receiverTakesIntactPackets())) {
                 seal(packet, source, local);
             }
-            handOver(packet, source, local, network.scheduler().nanoTime(), intact);
+            handOver(packet, source, local, network.scheduler().nanoTime(), intact, tos);
             // One delivery is one batch: the simulated network's timing stays exactly as it was.
             batchEnd();
             return true;
         } finally {
             packet.release();
         }
+    }
+
+    /**
+     * For this wire's {@link SimUplink}: hands a packet arriving from the fabric to the wire's
+     * receiver as one batch, and releases it. {@code intact} says the packet is still unsealed and
+     * untouched since its sender's HCA built it; {@code tos} is the IP TOS byte it arrived with
+     * (a switch may have marked it CE).
+     *
+     * @return false if the wire is closed (the packet is released all the same)
+     */
+    public boolean arrive(ByteBuf packet, InetSocketAddress source, boolean intact, int tos) {
+        return deliver(packet, source, intact, tos);
+    }
+
+    /** The uplink this wire sends through, or null on point-to-point links. */
+    public SimUplink uplink() {
+        return uplink;
     }
 
     /** True once {@link #close()} has been called. */

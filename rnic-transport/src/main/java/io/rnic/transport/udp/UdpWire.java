@@ -910,7 +910,9 @@ public final class UdpWire extends AbstractWire {
                     counters.malformed();
                     return;
                 }
-                handOver(content, dp.sender(), local, tapped() ? epochOffsetNanos + System.nanoTime() : 0);
+                // The JDK and Netty hand up no IP_RECVTOS: the TOS byte is unknown here, not 0.
+                handOver(content, dp.sender(), local, tapped() ? epochOffsetNanos + System.nanoTime() : 0, false,
+                        io.rnic.core.wire.PacketSink.TOS_UNKNOWN);
             } catch (RuntimeException e) {
                 counters.handlerError();
                 LOG.debug("receiver of {} threw", local, e);

@@ -164,7 +164,7 @@ class SimSchedulerTest {
                 sent.add(p);
                 scheduled.add(new long[] {at, tag});
                 LinkDirection d = dirs.get(k);
-                s.scheduleArrival(at, d, p, d.from().localAddress(), false);
+                s.scheduleArrival(at, d, p, d.from().localAddress(), false, 0);
             }
         };
         for (SimWire w : wires) {
@@ -206,7 +206,7 @@ class SimSchedulerTest {
         b.receiver((p, src, dst) -> ran.add(p.getLong(p.readerIndex())));
         long[] tag = {0};
         java.util.function.LongConsumer arrive = at -> s.scheduleArrival(at, d, Unpooled.buffer(8).writeLong(tag[0]++),
-                a.localAddress(), false);
+                a.localAddress(), false, 0);
         for (int t = 1; t <= 10; t++) {
             arrive.accept(t); // lane 0's slots 0..9, delivered next: their events stay in the slots
         }
@@ -243,7 +243,7 @@ class SimSchedulerTest {
         long madeAfterWarmUp = 0;
         for (int round = 0; round < 20_000; round++) {
             for (int i = 0; i < 4; i++) {
-                s.scheduleArrival(s.nanoTime() + 1_000 + i, d, Unpooled.buffer(8).writeLong(i), a.localAddress(), false);
+                s.scheduleArrival(s.nanoTime() + 1_000 + i, d, Unpooled.buffer(8).writeLong(i), a.localAddress(), false, 0);
             }
             s.runUntilIdle(); // the lane is empty now, so the next timer takes it
             s.execute(() -> { }); // a doorbell: a timer at the current time, in a slot that kept an arrival's event
