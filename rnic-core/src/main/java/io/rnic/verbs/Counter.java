@@ -178,7 +178,17 @@ public enum Counter {
      * RESYNC acknowledgements whose MSN was neither one nor two above the responder's MSN before
      * the dropped message: a corrupt response, which moves the EE context to ERR (9.7.8.6.1).
      */
-    RD_RESYNC_CORRUPT_MSN("rd_resync_corrupt_msn");
+    RD_RESYNC_CORRUPT_MSN("rd_resync_corrupt_msn"),
+    /**
+     * Packets for a QP that arrived with Congestion Experienced in their IP ECN field: a switch
+     * marked them on the way (ConnectX {@code np_ecn_marked_roce_packets}).
+     */
+    NP_ECN_MARKED_ROCE_PACKETS("np_ecn_marked_roce_packets"),
+    /**
+     * Congestion notification packets (CNPs, opcode 0x81) that reached a QP whose congestion
+     * control does not react to them (ConnectX {@code rp_cnp_ignored}).
+     */
+    RP_CNP_IGNORED("rp_cnp_ignored");
 
     private final String rxeName;
 
