@@ -76,7 +76,8 @@ public final class Connections {
         boolean requests = reliable && policy.sides().sends();
         int access = reliable ? o.accessFlags() : o.accessFlags() & io.rnic.verbs.AccessFlags.REMOTE_WRITE;
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1).accessFlags(access));
-        AddressVector av = AddressVector.of(remote.gid().toInetAddress()).withPort(remotePort);
+        AddressVector av = AddressVector.of(remote.gid().toInetAddress()).withPort(remotePort)
+                .withTrafficClass(o.trafficClass());
         QpAttributes rtr = new QpAttributes().state(QpState.RTR).av(av).pathMtu(o.mtu()).destQpn(remote.qpn())
                 .rqPsn(remote.psn());
         QpAttributes rts = new QpAttributes().state(QpState.RTS).sqPsn(local.psn());

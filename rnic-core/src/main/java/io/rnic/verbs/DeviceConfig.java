@@ -5,8 +5,8 @@ import io.rnic.core.memory.PKeyTable;
 import java.util.random.RandomGenerator;
 
 /**
- * How to open an {@link RdmaDevice}: its limits, P_Key table and ICRC policy. Immutable; the
- * {@code with*} methods return changed copies.
+ * How to open an {@link RdmaDevice}: its limits, P_Key table, ICRC policy and ECN. Immutable;
+ * the {@code with*} methods return changed copies.
  *
  * @param limits     device and port limits
  * @param pkeys      the port's P_Key table (default: the single full-membership key 0xFFFF)
@@ -14,8 +14,11 @@ import java.util.random.RandomGenerator;
  * @param keyRandom  source of memory key bytes, or {@code null}: then the wire's seed on a seeded
  *                   simulated network (the same seed gives the same keys), a securely seeded source
  *                   on a real network
+ * @param ecn        whether QPs send ECN-capable packets ({@link EcnMode#AUTO}: where the network
+ *                   marks with ECN)
  */
-public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom) {
+public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom,
+                           EcnMode ecn) {
     /**
      * Checks that the limits, P_Key table and ICRC policy are given.
      *
@@ -23,23 +26,25 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @param pkeys      the port's P_Key table
      * @param icrcPolicy how received ICRCs are treated
      * @param keyRandom  source of memory key bytes, or {@code null} for the default source
-     * @throws NullPointerException if {@code limits}, {@code pkeys} or {@code icrcPolicy} is null
+     * @param ecn        whether QPs send ECN-capable packets
+     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy} or {@code ecn} is null
      */
     public DeviceConfig {
         java.util.Objects.requireNonNull(limits, "limits");
         java.util.Objects.requireNonNull(pkeys, "pkeys");
         java.util.Objects.requireNonNull(icrcPolicy, "icrcPolicy");
+        java.util.Objects.requireNonNull(ecn, "ecn");
     }
 
     /**
      * The configuration {@link RdmaDevice#open(io.rnic.core.wire.Wire)} uses: rxe-like limits,
      * the single P_Key 0xFFFF, strict ICRC checking, memory keys from the wire's seed or a
-     * securely seeded source.
+     * securely seeded source, ECN where the network marks with it.
      *
      * @return the default configuration
      */
     public static DeviceConfig defaults() {
-        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null);
+        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO);
     }
 
     /**
@@ -49,7 +54,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withLimits(HcaLimits l) {
-        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom);
+        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn);
     }
 
     /**
@@ -59,7 +64,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withPkeys(PKeyTable p) {
-        return new DeviceConfig(limits, p, icrcPolicy, keyRandom);
+        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn);
     }
 
     /**
@@ -70,7 +75,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
-        return new DeviceConfig(limits, pkeys, p, keyRandom);
+        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn);
     }
 
     /**
@@ -81,6 +86,17 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withKeySeed(long seed) {
-        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed));
+        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn);
+    }
+
+    /**
+     * Returns a copy whose QPs send ECN-capable packets always ({@link EcnMode#ON}), never
+     * ({@link EcnMode#OFF}), or where the network marks with ECN ({@link EcnMode#AUTO}, the default).
+     *
+     * @param mode the ECN mode
+     * @return the changed copy
+     */
+    public DeviceConfig withEcn(EcnMode mode) {
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode);
     }
 }

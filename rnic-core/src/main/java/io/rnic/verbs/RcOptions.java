@@ -13,9 +13,11 @@ package io.rnic.verbs;
  * @param maxDestRdAtomic READs/atomics this side accepts outstanding
  * @param pkeyIndex       P_Key table index
  * @param lossRecovery    how an RC QP recovers from loss (seed 002); XRC and UC QPs ignore it
+ * @param trafficClass    the address vector's traffic class: its DSCP (the upper six bits) marks
+ *                        the QP's packets, 0 for the network's default; the device sets the ECN bits
  */
 public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt, int rnrRetry, int minRnrTimer,
-                        int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex, LossRecovery lossRecovery) {
+                        int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex, LossRecovery lossRecovery, int trafficClass) {
 
     /**
      * rdma-core's test defaults: timeout 14, retry 7, rnr_retry 7, min_rnr_timer 12; MTU 1024;
@@ -27,7 +29,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
     public static RcOptions defaults() {
         return new RcOptions(PathMtu.MTU_1024,
                 AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC,
-                14, 7, 7, 12, 16, 16, 0, LossRecovery.GO_BACK_N);
+                14, 7, 7, 12, 16, 16, 0, LossRecovery.GO_BACK_N, 0);
     }
 
     /**
@@ -37,7 +39,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withMtu(PathMtu m) {
-        return new RcOptions(m, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
+        return new RcOptions(m, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery, trafficClass);
     }
 
     /**
@@ -48,7 +50,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withAccess(int flags) {
-        return new RcOptions(mtu, flags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
+        return new RcOptions(mtu, flags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery, trafficClass);
     }
 
     /**
@@ -60,7 +62,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withRetry(int timeoutExp, int retries, int rnrRetries) {
-        return new RcOptions(mtu, accessFlags, timeoutExp, retries, rnrRetries, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
+        return new RcOptions(mtu, accessFlags, timeoutExp, retries, rnrRetries, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery, trafficClass);
     }
 
     /**
@@ -71,7 +73,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withMinRnrTimer(int code) {
-        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, code, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery);
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, code, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery, trafficClass);
     }
 
     /**
@@ -82,7 +84,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withRdAtomic(int initiator, int responder) {
-        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, initiator, responder, pkeyIndex, lossRecovery);
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, initiator, responder, pkeyIndex, lossRecovery, trafficClass);
     }
 
     /**
@@ -93,7 +95,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      */
     public RcOptions withPkeyIndex(int index) {
         return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, index,
-                lossRecovery);
+                lossRecovery, trafficClass);
     }
 
     /**
@@ -107,6 +109,23 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
     public RcOptions withLossRecovery(LossRecovery mode) {
         java.util.Objects.requireNonNull(mode, "loss recovery mode");
         return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic,
-                pkeyIndex, mode);
+                pkeyIndex, mode, trafficClass);
+    }
+
+    /**
+     * Returns a copy whose QPs send with traffic class {@code tc}: its DSCP (upper six bits)
+     * selects the packets' class of service, and so their PFC priority on a fabric; the device
+     * sets the two ECN bits itself. 0 leaves the DSCP to the network's default.
+     *
+     * @param tc the traffic class, 0..255
+     * @return the changed copy
+     * @throws IllegalArgumentException if {@code tc} is outside 0..255
+     */
+    public RcOptions withTrafficClass(int tc) {
+        if ((tc & ~0xFF) != 0) {
+            throw new IllegalArgumentException("traffic class " + tc + " is not a byte (0..255)");
+        }
+        return new RcOptions(mtu, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic,
+                pkeyIndex, lossRecovery, tc);
     }
 }
