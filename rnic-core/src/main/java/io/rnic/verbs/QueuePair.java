@@ -200,7 +200,8 @@ public final class QueuePair implements AutoCloseable {
             throw new IllegalArgumentException("the window and the region are in different PDs (ibv_bind_mw: EPERM)");
         }
         int next = MemoryWindow.incRkey(mw.rkey());
-        postSend(new SendWorkRequest().wrId(wrId).signaled(signaled).bindMw(mw, next, mr, addr, length, access));
+        postSend(new SendWorkRequest().wrId(wrId).signaled(signaled).bindMw(mw.rkey(), next, mr == null ? 0 : mr.lkey(), addr,
+                length, access));
         mw.posted(next);
         return next;
     }

@@ -81,30 +81,33 @@ public final class SendWorkRequest extends WorkRequest {
 
     /**
      * Makes this a BIND_MW of a type 2 memory window ({@code ibv_wr_bind_mw} /
-     * {@code IBV_WR_BIND_MW}): once the work requests before it have completed, the window grants
-     * {@code access} to {@code [addr, addr + length)} of {@code mr} to peers of this QP (and only
-     * this QP), under {@code newRkey} (only its low byte, the key byte, is taken; derive it with
+     * {@code IBV_WR_BIND_MW}): once the work requests before it have completed, the window whose
+     * current R_Key is {@code windowKey} grants {@code access} to {@code [addr, addr + length)} of
+     * the region with L_Key {@code regionKey} to peers of this QP (and only this QP), under
+     * {@code newRkey} (only its low byte, the key byte, is taken; derive it with
      * {@link MemoryWindow#incRkey}). A bound type 2 window must be invalidated before it is bound
      * again. Completes as {@link WcOpcode#BIND_MW}; a failed bind as {@link WcStatus#MW_BIND_ERR},
      * and the QP moves to ERR. No SGEs. Type 1 windows are bound with {@link QueuePair#bindMw}.
      *
-     * @param mw      the window, in this QP's PD
-     * @param newRkey the key the window will have
-     * @param mr      the region, registered with {@link AccessFlags#MW_BIND}
-     * @param addr    the window's first address in the region
-     * @param length  the window's length
-     * @param access  the window's rights: REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC (the last two
-     *                need LOCAL_WRITE on the region), ZERO_BASED for a window addressed from 0
+     * <p>The request names the window and the region by their keys ({@code mw.rkey()},
+     * {@code mr.lkey()}), as a work request names every other memory: it is a value the device
+     * reads, and holds no objects of the application's.
+     *
+     * @param windowKey the window's current R_Key ({@link MemoryWindow#rkey()}), of this QP's PD
+     * @param newRkey   the key the window will have
+     * @param regionKey the L_Key of the region ({@link MemoryRegion#lkey()}), registered with
+     *                  {@link AccessFlags#MW_BIND}
+     * @param addr      the window's first address in the region
+     * @param length    the window's length
+     * @param access    the window's rights: REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC (the last two
+     *                  need LOCAL_WRITE on the region), ZERO_BASED for a window addressed from 0
      * @return {@code this}
      */
-    public SendWorkRequest bindMw(MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, int access) {
-        if (mw == null) {
-            throw new IllegalArgumentException("a bind names its memory window");
-        }
+    public SendWorkRequest bindMw(int windowKey, int newRkey, int regionKey, long addr, long length, int access) {
         this.opcode = WrOpcode.BIND_MW;
-        this.bindMwKey = mw.rkey();
+        this.bindMwKey = windowKey;
         this.rkey = newRkey;
-        this.bindMrKey = mr == null ? 0 : mr.lkey();
+        this.bindMrKey = regionKey;
         this.remoteAddr = addr;
         this.bindLength = length;
         this.bindAccess = access;
@@ -130,24 +133,21 @@ public final class SendWorkRequest extends WorkRequest {
     /**
      * Makes this a REG_MR, a fast registration (the kernel's {@code IB_WR_REG_MR}): once the work
      * requests before it have completed, the memory last {@link FastMemoryRegion#map mapped} into
-     * {@code mr} is registered at {@code iova} with {@code access} under {@code newKey} (only the
-     * key byte may differ from the region's key; derive it with {@link MemoryWindow#incRkey}). The
-     * region must be free: allocated, or invalidated since its last registration. Completes as
-     * {@link WcOpcode#REG_MR}; a failure as {@link WcStatus#LOC_QP_OP_ERR}, and the QP moves to
-     * ERR. No SGEs.
+     * the region with key {@code regionKey} is registered at {@code iova} with {@code access}
+     * under {@code newKey} (only the key byte may differ from the region's key; derive it with
+     * {@link MemoryWindow#incRkey}). The region must be free: allocated, or invalidated since its
+     * last registration. Completes as {@link WcOpcode#REG_MR}; a failure as
+     * {@link WcStatus#LOC_QP_OP_ERR}, and the QP moves to ERR. No SGEs.
      *
-     * @param mr      the region, of this QP's PD
-     * @param newKey  the key it will have (lkey and rkey)
-     * @param iova    the virtual address of its first byte
-     * @param access  its {@link AccessFlags}
+     * @param regionKey the region's current key ({@link FastMemoryRegion#lkey()}), of this QP's PD
+     * @param newKey    the key it will have (lkey and rkey)
+     * @param iova      the virtual address of its first byte
+     * @param access    its {@link AccessFlags}
      * @return {@code this}
      */
-    public SendWorkRequest regMr(FastMemoryRegion mr, int newKey, long iova, int access) {
-        if (mr == null) {
-            throw new IllegalArgumentException("a REG_MR names its region");
-        }
+    public SendWorkRequest regMr(int regionKey, int newKey, long iova, int access) {
         this.opcode = WrOpcode.REG_MR;
-        this.bindMrKey = mr.lkey();
+        this.bindMrKey = regionKey;
         this.rkey = newKey;
         this.remoteAddr = iova;
         this.bindAccess = access;
@@ -425,22 +425,18 @@ public final class SendWorkRequest extends WorkRequest {
     }
 
     /**
-     * The destination of a reliable datagram (RD) work request (seed 001 §9.7.8.2.1): the local
-     * EE context that carries the message, the remote RD QP and the Q_Key. The context must be of
-     * the QP's reliable datagram domain; a Q_Key with its high-order bit set asks for the sending
-     * QP's own. Required on an {@link QpType#RD} QP, ignored by other types.
+     * The destination of a reliable datagram (RD) work request (IBA 9.7.8.2.1): the local EE
+     * context that carries the message, the remote RD QP and the Q_Key. The context must be of the
+     * QP's reliable datagram domain; a Q_Key with its high-order bit set asks for the sending QP's
+     * own. Required on an {@link QpType#RD} QP, ignored by other types.
      *
-     * @param eec the local EE context
+     * @param eecn the local EE context's number ({@link EeContext#eecn()})
      * @param remoteQpn the destination RD QP number on the context's peer node
      * @param remoteQkey the Q_Key
      * @return {@code this}
-     * @throws IllegalArgumentException if {@code eec} is null
      */
-    public SendWorkRequest rd(EeContext eec, int remoteQpn, int remoteQkey) {
-        if (eec == null) {
-            throw new IllegalArgumentException("an RD work request names its local EE context");
-        }
-        this.eecn = eec.eecn();
+    public SendWorkRequest rd(int eecn, int remoteQpn, int remoteQkey) {
+        this.eecn = eecn;
         this.remoteQpn = remoteQpn;
         this.remoteQkey = remoteQkey;
         return this;

@@ -29,7 +29,7 @@ class FastRegistrationTest {
 
         /** REG_MR of the mapped memory at {@code iova} on B's QP; returns the key. */
         WorkCompletion register(int key, long iova) {
-            qpB.postSend(new SendWorkRequest().wrId(50).signaled(true).regMr(fmr, key, iova, ACCESS));
+            qpB.postSend(new SendWorkRequest().wrId(50).signaled(true).regMr(fmr.lkey(), key, iova, ACCESS));
             return await(cqB);
         }
 

@@ -32,7 +32,7 @@ class MemoryWindowTest {
         WorkCompletion bind2(MemoryWindow mw, long offset, long length, int access) {
             int next = MemoryWindow.incRkey(mw.rkey());
             qpB.postSend(new SendWorkRequest().wrId(77).signaled(true)
-                    .bindMw(mw, next, winMr, winMr.address() + offset, length, access));
+                    .bindMw(mw.rkey(), next, winMr.lkey(), winMr.address() + offset, length, access));
             return await(cqB);
         }
 
@@ -164,7 +164,7 @@ class MemoryWindowTest {
             MemoryWindow mw = r.pdB.allocMw(2);
             MemoryRegion plain = r.pdB.registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
             r.qpB.postSend(new SendWorkRequest().wrId(1).signaled(true)
-                    .bindMw(mw, MemoryWindow.incRkey(mw.rkey()), plain, plain.address(), 4096, AccessFlags.REMOTE_WRITE));
+                    .bindMw(mw.rkey(), MemoryWindow.incRkey(mw.rkey()), plain.lkey(), plain.address(), 4096, AccessFlags.REMOTE_WRITE));
             assertEquals(WcStatus.MW_BIND_ERR, r.await(r.cqB).status());
             assertEquals(QpState.ERR, r.qpB.state());
             assertFalse(mw.isBound());
@@ -260,7 +260,7 @@ class MemoryWindowTest {
                     | AccessFlags.MW_BIND);
             MemoryWindow mw = f.pdA.allocMw(2);
             f.qpA.postSend(new SendWorkRequest().wrId(1).signaled(true)
-                    .bindMw(mw, MemoryWindow.incRkey(mw.rkey()), mr, mr.address(), 4096, AccessFlags.REMOTE_WRITE));
+                    .bindMw(mw.rkey(), MemoryWindow.incRkey(mw.rkey()), mr.lkey(), mr.address(), 4096, AccessFlags.REMOTE_WRITE));
             assertEquals(WcStatus.MW_BIND_ERR, f.await(f.cqA).status());
         }
     }
@@ -293,7 +293,7 @@ class MemoryWindowTest {
             MemoryRegion mr = r.pdB.registerMemory(mem, AccessFlags.MW_BIND | AccessFlags.REMOTE_READ);
             MemoryWindow mw = r.pdB.allocMw(2);
             r.qpB.postSend(new SendWorkRequest().wrId(1).signaled(true)
-                    .bindMw(mw, MemoryWindow.incRkey(mw.rkey()), mr, mr.address(), 1024, AccessFlags.LOCAL_WRITE));
+                    .bindMw(mw.rkey(), MemoryWindow.incRkey(mw.rkey()), mr.lkey(), mr.address(), 1024, AccessFlags.LOCAL_WRITE));
             assertEquals(WcStatus.SUCCESS, r.await(r.cqB).status());
             r.qpA.postSend(r.write(2, mr.address(), mw.rkey(), 8));
             assertEquals(WcStatus.REM_ACCESS_ERR, r.await(r.cqA).status());
@@ -309,7 +309,7 @@ class MemoryWindowTest {
                     | AccessFlags.REMOTE_READ);
             MemoryWindow mw = r.pdB.allocMw(2);
             r.qpB.postSend(new SendWorkRequest().wrId(1).signaled(true)
-                    .bindMw(mw, MemoryWindow.incRkey(mw.rkey()), mr, mr.address(), 1024, AccessFlags.REMOTE_WRITE));
+                    .bindMw(mw.rkey(), MemoryWindow.incRkey(mw.rkey()), mr.lkey(), mr.address(), 1024, AccessFlags.REMOTE_WRITE));
             assertEquals(WcStatus.MW_BIND_ERR, r.await(r.cqB).status());
         }
     }

@@ -85,7 +85,7 @@ class RcFixture extends SimPair {
             wr.xrc(srqB.srqn());
         }
         if (eecA != null) {
-            wr.rd(eecA, qpB.qpn(), RD_QKEY);
+            wr.rd(eecA.eecn(), qpB.qpn(), RD_QKEY);
         }
         qpA.postSend(wr);
     }

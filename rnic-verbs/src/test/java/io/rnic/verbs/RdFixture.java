@@ -41,6 +41,6 @@ class RdFixture extends SimPair {
 
     /** A signaled SEND of {@code length} bytes from {@code offset} of A's buffer to {@code to}, through {@link #eecA}. */
     SendWorkRequest sendTo(QueuePair to, long wrId, int offset, int length) {
-        return sendA(wrId, offset, length).rd(eecA, to.qpn(), QKEY);
+        return sendA(wrId, offset, length).rd(eecA.eecn(), to.qpn(), QKEY);
     }
 }

@@ -127,8 +127,8 @@ class RdTest {
             SimPair.fill(f.bufA, 0, 4096, 3);
             f.b1.postRecv(f.recvB(11, 0, 1024));
             f.b1.postRecv(f.recvB(12, 1024, 1024));
-            f.a1.postSend(f.sendA(1, 0, 1000).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
-            f.a1.postSend(f.sendA(2, 1024, 1000).rd(second[0], f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(1, 0, 1000).rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(2, 1024, 1000).rd(second[0].eecn(), f.b1.qpn(), RdFixture.QKEY));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(List.of(1L, 2L), List.of(wcs.get(0).wrId(), wcs.get(1).wrId()));
             assertEquals(2, f.await(f.cqB, 2).size());
@@ -217,7 +217,7 @@ class RdTest {
             var sentB = sent(f.wireB);
             f.b1.postRecv(f.recvB(11, 0, 64));
             f.b2.postRecv(f.recvB(12, 64, 64));
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), f.b1.qpn(), 0x0BAD0000));
             f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wcs.get(0).status());
@@ -242,10 +242,10 @@ class RdTest {
         try (RdFixture f = new RdFixture(6)) {
             f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(f.mrA.address(), 64, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey() ^ 0x100)
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             f.a2.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(f.mrA.address(), 64, f.mrA.lkey()).rdma(f.mrB.address() + 4096, f.mrB.rkey())
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.REM_ACCESS_ERR, wcs.get(0).status());
             assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
@@ -263,7 +263,7 @@ class RdTest {
             QueuePair ud = f.pdB.createQp(QpInitAttributes.ud(f.cqB, f.cqB));
             Connections.readyDatagram(ud, RdFixture.QKEY, 0);
             ud.postRecv(f.recvB(1, 0, 128));
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, ud.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), ud.qpn(), RdFixture.QKEY));
             assertEquals(WcStatus.REM_INV_RD_REQ_ERR, f.await(f.cqA).status());
             assertEquals(1, f.b.counters().get(Counter.RD_INVALID_REQUESTS));
             assertEquals(0, f.cqB.size(), "nothing was delivered to the UD QP");
@@ -277,7 +277,7 @@ class RdTest {
             ReliableDatagramDomain other = f.b.allocRdd();
             QueuePair stranger = RdFixture.rdQp(f.pdB, f.cqB, other);
             stranger.postRecv(f.recvB(1, 0, 128));
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, stranger.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), stranger.qpn(), RdFixture.QKEY));
             assertEquals(WcStatus.REM_INV_RD_REQ_ERR, f.await(f.cqA).status());
             assertEquals(1, f.b.counters().get(Counter.RD_RDD_VIOLATIONS));
             assertEquals(0, f.cqB.size());
@@ -291,7 +291,7 @@ class RdTest {
             ReliableDatagramDomain other = f.a.allocRdd();
             EeContext foreign = other.createEeContext();
             IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
-                    () -> f.a1.postSend(f.sendA(1, 0, 8).rd(foreign, f.b1.qpn(), RdFixture.QKEY)));
+                    () -> f.a1.postSend(f.sendA(1, 0, 8).rd(foreign.eecn(), f.b1.qpn(), RdFixture.QKEY)));
             assertTrue(x.getMessage().contains("reliable datagram domain"), x.getMessage());
             x = assertThrows(IllegalArgumentException.class, () -> f.a1.postSend(f.sendA(1, 0, 8)));
             assertTrue(x.getMessage().contains("EE context"), x.getMessage());
@@ -343,18 +343,18 @@ class RdTest {
             q.postSend(f.sendTo(f.b1, 1, 0, 5000).opcode(WrOpcode.SEND_WITH_IMM).imm(0x1234));
             q.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(f.mrA.address(), 6000, f.mrA.lkey()).rdma(f.mrB.address() + 20_000, f.mrB.rkey())
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             q.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).imm(7).signaled(true)
-                    .rdma(f.mrB.address() + 40_000, f.mrB.rkey()).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rdma(f.mrB.address() + 40_000, f.mrB.rkey()).rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             q.postSend(new SendWorkRequest().wrId(4).opcode(WrOpcode.RDMA_READ).signaled(true)
                     .sge(f.mrA.address() + 50_000, 6000, f.mrA.lkey()).rdma(f.mrB.address() + 100_000, f.mrB.rkey())
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             q.postSend(new SendWorkRequest().wrId(5).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(f.mrA.address() + 60_000, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 2, 0)
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             q.postSend(new SendWorkRequest().wrId(6).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).signaled(true)
                     .sge(f.mrA.address() + 60_008, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 42, 9)
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             List<WorkCompletion> wcs = f.await(f.cqA, 6);
             for (int i = 0; i < 6; i++) {
                 assertEquals(i + 1, wcs.get(i).wrId());
@@ -397,11 +397,11 @@ class RdTest {
             le(f.bufB).putLong(200_000, 5);
             SendWorkRequest read = new SendWorkRequest().opcode(WrOpcode.RDMA_READ).signaled(true)
                     .sge(f.mrA.address() + 8192, 3000, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey())
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY);
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY);
             f.a1.postSend(read.wrId(1));
             f.a2.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(f.mrA.address() + 16384, 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
-                    .rd(f.eecA, f.b2.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b2.qpn(), RdFixture.QKEY));
             f.a1.postSend(read.wrId(3));
             f.await(f.cqA, 3).forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString()));
             List<Sent> requests = sentA.stream().filter(Sent::request).toList();
@@ -453,8 +453,8 @@ class RdTest {
             ab(f).fault(Faults.dropNth(PacketMatch.opcode(OpcodeTable.byName("RD_SEND_LAST").code()), 1));
             f.b1.postRecv(f.recvB(101, 0, 4096));
             f.b1.postRecv(f.recvB(102, 4096, 4096));
-            f.a1.postSend(f.sendA(1, 0, 3000).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
-            f.a2.postSend(f.sendA(2, 4096, 100).rd(second[0], f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(1, 0, 3000).rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
+            f.a2.postSend(f.sendA(2, 4096, 100).rd(second[0].eecn(), f.b1.qpn(), RdFixture.QKEY));
             List<WorkCompletion> recvs = f.await(f.cqB, 2);
             assertEquals(List.of(102L, 101L), List.of(recvs.get(0).wrId(), recvs.get(1).wrId()),
                     "the receive WQE taken second completed first");
@@ -478,8 +478,8 @@ class RdTest {
             ab(f).fault(Faults.dropNth(PacketMatch.any(), 1)); // the first message is slow
             f.b1.postRecv(f.recvB(1, 0, 64));
             f.b1.postRecv(f.recvB(2, 64, 64));
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
-            f.a1.postSend(f.sendA(2, 0, 32).rd(second[0], f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(2, 0, 32).rd(second[0].eecn(), f.b1.qpn(), RdFixture.QKEY));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(List.of(1L, 2L), List.of(wcs.get(0).wrId(), wcs.get(1).wrId()));
             assertEquals(1, f.a.counters().get(Counter.LOCAL_ACK_TIMEOUTS));
@@ -504,10 +504,10 @@ class RdTest {
             f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
             f.a1.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_READ).signaled(true)
                     .sge(f.mrA.address() + 8192, 3000, f.mrA.lkey()).rdma(f.mrB.address(), f.mrB.rkey())
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             f.a2.postSend(new SendWorkRequest().wrId(4).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(f.mrA.address() + 16384, 8, f.mrA.lkey()).atomic(f.mrB.address() + 65536, f.mrB.rkey(), 1, 0)
-                    .rd(f.eecA, f.b2.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b2.qpn(), RdFixture.QKEY));
             f.await(f.cqA, 4);
             List<String> seen = new ArrayList<>();
             for (Sent s : sentB) {
@@ -534,7 +534,7 @@ class RdTest {
             var sentA = sent(f.wireA);
             ab(f).fault(Faults.dropNth(PacketMatch.opcode(OpcodeTable.byName("RD_RESYNC").code()), 1));
             f.b2.postRecv(f.recvB(2, 0, 64));
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000));
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), f.b1.qpn(), 0x0BAD0000));
             f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wcs.get(0).status());
@@ -602,7 +602,7 @@ class RdTest {
     void resyncMsnOneAboveCompletesTheAbandonedMessageInErrorKnownIncompleteAtTheResponder() {
         try (RdFixture f = new RdFixture(30)) {
             f.b2.postRecv(f.recvB(2, 0, 64));
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000)); // a Q_Key violation
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), f.b1.qpn(), 0x0BAD0000)); // a Q_Key violation
             f.a2.postSend(f.sendTo(f.b2, 2, 0, 32));
             List<WorkCompletion> wcs = f.await(f.cqA, 2);
             assertEquals(WcStatus.REM_INV_RD_REQ_ERR, wcs.get(0).status());
@@ -627,7 +627,7 @@ class RdTest {
             MemoryRegion result = f.pdA.registerMemory(java.nio.ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
             f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(result.address(), 8, result.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             f.net.scheduler().runUntil(() -> f.a.counters().get(Counter.SENT_PKTS) == 1, 1_000_000_000L);
             result.close(); // sent, and deregistered before its answer comes back: the original value cannot be placed
             WorkCompletion wc = f.await(f.cqA);
@@ -653,7 +653,7 @@ class RdTest {
             MemoryRegion source = f.pdA.registerMemory(java.nio.ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
             f.b1.postRecv(f.recvB(1, 0, 64));
             f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).signaled(true)
-                    .sge(source.address(), 32, source.lkey()).rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .sge(source.address(), 32, source.lkey()).rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqB).status(), "the first try got through");
             source.close(); // the retry the ACK timeout sends cannot be read
             WorkCompletion wc = f.await(f.cqA);
@@ -678,7 +678,7 @@ class RdTest {
             var sentA = sent(f.wireA);
             int ack = OpcodeTable.byName("RD_ACKNOWLEDGE").code();
             ba(f).fault(Faults.dropNth(PacketMatch.opcode(ack), 2)); // the RESYNC's ACK (the first is the NAK)
-            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA, f.b1.qpn(), 0x0BAD0000)); // abandoned: a Q_Key violation
+            f.a1.postSend(f.sendA(1, 0, 32).rd(f.eecA.eecn(), f.b1.qpn(), 0x0BAD0000)); // abandoned: a Q_Key violation
             f.net.scheduler().runUntil(() -> f.b.counters().get(Counter.RD_RESYNCS_RECEIVED) == 1, 1_000_000_000L);
             f.net.scheduler().runFor(50_000); // B's ACK leaves and is lost
             Sent resync = named(sentA, "RD_RESYNC").get(0);
@@ -737,7 +737,7 @@ class RdTest {
         long duplicates = f.b.counters().get(Counter.DUPLICATE_REQUEST);
         f.a1.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                 .sge(f.mrA.address() + 100_000, len, f.mrA.lkey()).rdma(f.mrB.address() + 300_000, f.mrB.rkey())
-                .rd(eec, f.b1.qpn(), RdFixture.QKEY));
+                .rd(eec.eecn(), f.b1.qpn(), RdFixture.QKEY));
         assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
         f.settle();
         assertTrue(released[0], "r3 reached the responder during the WRITE");
@@ -796,7 +796,7 @@ class RdTest {
             boolean[] released = {false};
             ab(f).fault(ghostDuringNextWrite(f, failing, r3, released));
             f.b1.postRecv(f.recvB(1, 0, 1000));
-            f.a1.postSend(f.sendA(1, 0, 3 * mtu).rd(failing, f.b1.qpn(), RdFixture.QKEY));
+            f.a1.postSend(f.sendA(1, 0, 3 * mtu).rd(failing.eecn(), f.b1.qpn(), RdFixture.QKEY));
             assertEquals(WcStatus.REM_INV_REQ_ERR, f.await(f.cqA).status());
             assertEquals(QpState.ERR, f.a1.state(), "choice 1: the QP goes to ERR");
             assertEquals(QpState.ERR, failing.state(), "and so does the context");
@@ -824,7 +824,7 @@ class RdTest {
             le(f.bufB).putLong(200_000, 5);
             f.a1.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                     .sge(f.mrA.address(), 8, f.mrA.lkey()).atomic(f.mrB.address() + 200_000, f.mrB.rkey(), 1, 0)
-                    .rd(f.eecA, f.b1.qpn(), RdFixture.QKEY));
+                    .rd(f.eecA.eecn(), f.b1.qpn(), RdFixture.QKEY));
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             PacketFields ghost = new PacketFields().opcode(OpcodeTable.byName("RD_FETCH_ADD"));
             ghost.destQp = f.b1.qpn();
@@ -882,7 +882,7 @@ class RdTest {
                 for (int q = 0; q < 4; q++) {
                     QueuePair dest = to[(q + i) % 4];
                     from[q].postSend(f.sendA(q * 1000L + i, 0, 48).opcode(WrOpcode.SEND_WITH_IMM)
-                            .imm(q << 16 | i).rd(f.eecA, dest.qpn(), RdFixture.QKEY));
+                            .imm(q << 16 | i).rd(f.eecA.eecn(), dest.qpn(), RdFixture.QKEY));
                 }
             }
             f.net.scheduler().runFor(200_000_000);

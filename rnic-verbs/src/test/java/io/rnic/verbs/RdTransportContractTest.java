@@ -36,6 +36,6 @@ class RdTransportContractTest extends TransportContractTest {
 
     @Override
     SendWorkRequest addressed(SendWorkRequest wr) {
-        return wr.rd(eecA, qpB.qpn(), QKEY);
+        return wr.rd(eecA.eecn(), qpB.qpn(), QKEY);
     }
 }

@@ -160,7 +160,7 @@ class WindowInvalidationMidWriteTest {
                                      java.util.function.Supplier<WorkCompletion> await, int access) {
         MemoryWindow mw = pd.allocMw(how == Revoke.LOCAL_INV ? 2 : 1);
         if (how == Revoke.LOCAL_INV) {
-            qp.postSend(new SendWorkRequest().wrId(77).signaled(true).bindMw(mw, MemoryWindow.incRkey(mw.rkey()), winMr,
+            qp.postSend(new SendWorkRequest().wrId(77).signaled(true).bindMw(mw.rkey(), MemoryWindow.incRkey(mw.rkey()), winMr.lkey(),
                     winMr.address(), length, access));
         } else {
             qp.bindMw(77, true, mw, winMr, winMr.address(), length, access);

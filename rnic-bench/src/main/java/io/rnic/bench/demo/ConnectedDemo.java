@@ -170,7 +170,7 @@ public class ConnectedDemo extends DemoScenario {
         long base = p.mrB.address() + 262_144;
         int key = MemoryWindow.incRkey(mw.rkey());
         p.qpB.postSend(new SendWorkRequest().wrId(id).signaled(true)
-                .bindMw(mw, key, p.mrB, base, 4096, AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ));
+                .bindMw(mw.rkey(), key, p.mrB.lkey(), base, 4096, AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ));
         completion(p.cqB, id, WcOpcode.BIND_MW, -1, "BIND_MW (type 2 window on 4 KiB of B): completion");
         check("BIND_MW: the window's key changed", mw.rkey() == key && key != p.mrB.rkey(),
                 Integer.toHexString(mw.rkey()));

@@ -180,7 +180,7 @@ public final class DemoPair implements AutoCloseable {
             wr.xrc(srqB.srqn());
         }
         if (eecA != null) {
-            wr.rd(eecA, qpB.qpn(), QKEY);
+            wr.rd(eecA.eecn(), qpB.qpn(), QKEY);
         }
         qpA.postSend(wr);
     }

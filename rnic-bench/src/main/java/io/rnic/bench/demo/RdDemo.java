@@ -76,7 +76,7 @@ public final class RdDemo extends DemoScenario {
             fill(p.bufA, 0, len, len);
             dest.postRecv(rwr.reset().wrId(id).sge(p.mrB.address(), 16 * 1024, p.mrB.lkey()));
             from.postSend(swr.reset().wrId(id + 1).opcode(WrOpcode.SEND_WITH_IMM).imm(len).signaled(true)
-                    .sge(p.mrA.address(), len, p.mrA.lkey()).rd(eecA, dest.qpn(), QKEY));
+                    .sge(p.mrA.address(), len, p.mrA.lkey()).rd(eecA.eecn(), dest.qpn(), QKEY));
             String what = String.format("SEND %d B QP 0x%x -> 0x%x", len, from.qpn(), dest.qpn());
             if (completion(p.cqB, id, WcOpcode.RECV, len, what + ": receive")) {
                 check(what + ": names both QPs", wc.qpNum() == dest.qpn() && wc.srcQp() == from.qpn()
@@ -91,13 +91,13 @@ public final class RdDemo extends DemoScenario {
         fill(p.bufA, 0, 8192, 5);
         a2.postSend(swr.reset().wrId(id).opcode(WrOpcode.RDMA_WRITE).signaled(true)
                 .sge(p.mrA.address(), 8192, p.mrA.lkey()).rdma(p.mrB.address() + 100_000, p.mrB.rkey())
-                .rd(eecA, b1.qpn(), QKEY));
+                .rd(eecA.eecn(), b1.qpn(), QKEY));
         completion(p.cqA, id++, WcOpcode.RDMA_WRITE, -1, "WRITE 8 KiB: completion");
         check("WRITE 8 KiB: data", same(p.bufA, 0, p.bufB, 100_000, 8192), null);
         b2.postRecv(rwr.reset().wrId(id).sge(p.mrB.address(), 64, p.mrB.lkey()));
         a1.postSend(swr.reset().wrId(id + 1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).imm(0x77).signaled(true)
                 .sge(p.mrA.address(), 4096, p.mrA.lkey()).rdma(p.mrB.address() + 120_000, p.mrB.rkey())
-                .rd(eecA, b2.qpn(), QKEY));
+                .rd(eecA.eecn(), b2.qpn(), QKEY));
         if (completion(p.cqB, id, WcOpcode.RECV_RDMA_WITH_IMM, 4096, "WRITE_WITH_IMM 4 KiB: receive")) {
             check("WRITE_WITH_IMM: immediate", wc.immData() == 0x77 && wc.qpNum() == b2.qpn(), wc.toString());
         }
@@ -106,17 +106,17 @@ public final class RdDemo extends DemoScenario {
         fill(p.bufB, 200_000, 8192, 9);
         a1.postSend(swr.reset().wrId(id).opcode(WrOpcode.RDMA_READ).signaled(true)
                 .sge(p.mrA.address() + 300_000, 8192, p.mrA.lkey()).rdma(p.mrB.address() + 200_000, p.mrB.rkey())
-                .rd(eecA, b2.qpn(), QKEY));
+                .rd(eecA.eecn(), b2.qpn(), QKEY));
         completion(p.cqA, id++, WcOpcode.RDMA_READ, 8192, "READ 8 KiB: completion");
         check("READ 8 KiB: data", same(p.bufB, 200_000, p.bufA, 300_000, 8192), null);
         p.bufB.order(ByteOrder.LITTLE_ENDIAN).putLong(400_000, 100).order(ByteOrder.BIG_ENDIAN);
         a2.postSend(swr.reset().wrId(id).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
                 .sge(p.mrA.address() + 500_000, 8, p.mrA.lkey()).atomic(p.mrB.address() + 400_000, p.mrB.rkey(), 5, 0)
-                .rd(eecA, b1.qpn(), QKEY));
+                .rd(eecA.eecn(), b1.qpn(), QKEY));
         completion(p.cqA, id++, WcOpcode.FETCH_ADD, 8, "FETCH_ADD 5: completion");
         a2.postSend(swr.reset().wrId(id).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).signaled(true)
                 .sge(p.mrA.address() + 500_008, 8, p.mrA.lkey()).atomic(p.mrB.address() + 400_000, p.mrB.rkey(), 105, 7)
-                .rd(eecA, b1.qpn(), QKEY));
+                .rd(eecA.eecn(), b1.qpn(), QKEY));
         completion(p.cqA, id++, WcOpcode.COMP_SWAP, 8, "CMP_AND_SWAP 105 -> 7: completion");
         var le = ByteOrder.LITTLE_ENDIAN;
         check("atomics: originals 100 and 105, memory 7",
@@ -141,9 +141,9 @@ public final class RdDemo extends DemoScenario {
         fill(p.bufA, 0, 4096, 21);
         for (int i = 0; i < n; i++) {
             a1.postSend(swr.reset().wrId(id + 300 + i).signaled(true).sge(p.mrA.address(), 3000, p.mrA.lkey())
-                    .rd(eecA, b1.qpn(), QKEY));
+                    .rd(eecA.eecn(), b1.qpn(), QKEY));
             a2.postSend(swr.reset().wrId(id + 400 + i).signaled(true).sge(p.mrA.address(), 3000, p.mrA.lkey())
-                    .rd(eecA, b2.qpn(), QKEY));
+                    .rd(eecA.eecn(), b2.qpn(), QKEY));
         }
         long next1 = id + 300;
         long next2 = id + 400;
@@ -177,12 +177,12 @@ public final class RdDemo extends DemoScenario {
     private long rnr(long id) throws InterruptedException {
         out.println(" an RNR NAK suspends one QP's message, not the context (o9-111, o9-107):");
         long suspended = p.a.counters().get(Counter.RD_MESSAGES_SUSPENDED);
-        a1.postSend(swr.reset().wrId(id).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA, b1.qpn(), QKEY));
+        a1.postSend(swr.reset().wrId(id).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA.eecn(), b1.qpn(), QKEY));
         // a2's SEND is posted once a1's is suspended: posted together, the two QPs' order on the
         // context is the scheduler's, and a1's could still be on its way when b1 gets its receive.
         boolean wasSuspended = p.until(() -> p.a.counters().get(Counter.RD_MESSAGES_SUSPENDED) > suspended);
         b2.postRecv(rwr.reset().wrId(id + 1).sge(p.mrB.address(), 64, p.mrB.lkey()));
-        a2.postSend(swr.reset().wrId(id + 2).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA, b2.qpn(), QKEY));
+        a2.postSend(swr.reset().wrId(id + 2).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA.eecn(), b2.qpn(), QKEY));
         completion(p.cqB, id + 1, WcOpcode.RECV, 64, "QP 0x" + Integer.toHexString(b2.qpn()) + " received meanwhile");
         completion(p.cqA, id + 2, WcOpcode.SEND, -1, "the other QP's SEND completed first");
         check("the SEND to the QP without a receive was suspended", wasSuspended, p.a.counters().nonZero().toString());
@@ -198,7 +198,7 @@ public final class RdDemo extends DemoScenario {
         long resyncs = p.a.counters().get(Counter.RD_RESYNCS_COMPLETED);
         b1.postRecv(rwr.reset().wrId(id).sge(p.mrB.address(), 64, p.mrB.lkey()));
         a1.postSend(swr.reset().wrId(id + 1).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey())
-                .rd(eecA, b1.qpn(), 0x0BAD0000));
+                .rd(eecA.eecn(), b1.qpn(), 0x0BAD0000));
         boolean got = p.await(p.cqA, wc);
         check("wrong Q_Key: NAK Invalid RD Request", got && (wc.status() == WcStatus.REM_INV_RD_REQ_ERR
                 || (faults && wc.status() == WcStatus.RETRY_EXC_ERR)), got ? wc.toString() : "none");
@@ -208,7 +208,7 @@ public final class RdDemo extends DemoScenario {
         check("the QP's send queue is in error, the contexts run", a1.state() == QpState.SQE
                 && eecA.state() == QpState.RTS && eecB.state() == QpState.RTS, a1.state() + " " + eecA.state());
         a1.modify(new QpAttributes().state(QpState.RTS));
-        a1.postSend(swr.reset().wrId(id + 2).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA, b1.qpn(), QKEY));
+        a1.postSend(swr.reset().wrId(id + 2).signaled(true).sge(p.mrA.address(), 64, p.mrA.lkey()).rd(eecA.eecn(), b1.qpn(), QKEY));
         completion(p.cqB, id, WcOpcode.RECV, 64, "back in RTS, the right Q_Key: received");
         completion(p.cqA, id + 2, WcOpcode.SEND, -1, "and completed");
         check("the context RESYNCed its peer", p.a.counters().get(Counter.RD_RESYNCS_COMPLETED) > resyncs,

@@ -31,7 +31,7 @@ public final class HelloRd {
             // One QP sends to both of B's, each work request naming the context, the QP and the Q_Key.
             for (QueuePair to : new QueuePair[] {qpB1, qpB2}) {
                 qpA.postSend(new SendWorkRequest().wrId(to.qpn()).opcode(WrOpcode.SEND).signaled(true)
-                        .sge(mrA.address(), 100, mrA.lkey()).rd(eecA, to.qpn(), qkey));
+                        .sge(mrA.address(), 100, mrA.lkey()).rd(eecA.eecn(), to.qpn(), qkey));
             }
             StringBuilder got = new StringBuilder();
             WorkCompletion wc = new WorkCompletion();
