@@ -169,6 +169,21 @@ public final class Figure {
         st.setErrorBarsColorSeriesColor(true);
         st.setXAxisLogarithmic(p.x().log());
         st.setYAxisLogarithmic(p.y().log());
+        // A linear axis over non-negative values runs from 0 to a round number, so its ticks fall on round values.
+        if (!p.x().log()) {
+            st.setXAxisDecimalPattern("#,##0.###"); // no E notation on a linear axis
+            niceRange(p, true).ifPresent(max -> {
+                st.setXAxisMin(0.0);
+                st.setXAxisMax(max);
+            });
+        }
+        if (!p.y().log()) {
+            st.setYAxisDecimalPattern("#,##0.###");
+            niceRange(p, false).ifPresent(max -> {
+                st.setYAxisMin(0.0);
+                st.setYAxisMax(max);
+            });
+        }
         st.setAntiAlias(true);
         st.setToolTipsEnabled(false);
         List<Panel.Series> ordered = new ArrayList<>(p.series());
@@ -179,10 +194,35 @@ public final class Figure {
             int k = styleOf.get(s.name());
             xs.setLineColor(COLOURS[k % COLOURS.length]);
             xs.setMarkerColor(COLOURS[k % COLOURS.length]);
-            xs.setMarker(MARKERS[k % MARKERS.length]);
+            xs.setMarker(s.markers() ? MARKERS[k % MARKERS.length] : SeriesMarkers.NONE);
             xs.setLineWidth(1.6f);
         }
         return c;
+    }
+
+    /** The smallest 1, 2, 2.5 or 5 × 10^k at or above the axis's largest value, if its values are all 0 or more. */
+    private static java.util.Optional<Double> niceRange(Panel p, boolean x) {
+        double max = 0;
+        for (Panel.Series s : p.series()) {
+            double[] v = x ? s.x() : s.y();
+            for (int i = 0; i < v.length; i++) {
+                double top = v[i] + (!x && s.error() != null ? s.error()[i] : 0);
+                if (v[i] < 0) {
+                    return java.util.Optional.empty();
+                }
+                max = Math.max(max, top);
+            }
+        }
+        if (max <= 0) {
+            return java.util.Optional.empty();
+        }
+        double decade = Math.pow(10, Math.floor(Math.log10(max)));
+        for (double m : new double[] {1, 2, 2.5, 5, 10}) {
+            if (m * decade >= max * (1 - 1e-12)) {
+                return java.util.Optional.of(m * decade);
+            }
+        }
+        return java.util.Optional.of(10 * decade);
     }
 
     private static Document newDocument() {

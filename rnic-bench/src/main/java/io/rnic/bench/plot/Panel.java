@@ -10,8 +10,8 @@ import java.util.Objects;
  * an error bar.
  */
 public final class Panel {
-    /** One series: points in x order, with error-bar half-widths or none. */
-    record Series(String name, double[] x, double[] y, double[] error) { }
+    /** One series: points in x order, with error-bar half-widths or none, and markers or a bare line. */
+    record Series(String name, double[] x, double[] y, double[] error, boolean markers) { }
 
     private final String title;
     private final Axis x;
@@ -30,7 +30,17 @@ public final class Panel {
      * @return this panel
      */
     public Panel series(String name, double[] xs, double[] ys) {
-        return add(name, xs, ys, null);
+        return add(name, xs, ys, null, true);
+    }
+
+    /**
+     * Adds a series drawn as a line without markers: a time series of many points, where markers
+     * would hide the line.
+     *
+     * @return this panel
+     */
+    public Panel line(String name, double[] xs, double[] ys) {
+        return add(name, xs, ys, null, false);
     }
 
     /**
@@ -46,10 +56,10 @@ public final class Panel {
             mean[i] = ys[i].mean();
             err[i] = ys[i].halfWidth();
         }
-        return add(name, xs, mean, err);
+        return add(name, xs, mean, err, true);
     }
 
-    private Panel add(String name, double[] xs, double[] ys, double[] err) {
+    private Panel add(String name, double[] xs, double[] ys, double[] err, boolean markers) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(xs, "xs");
         Objects.requireNonNull(ys, "ys");
@@ -64,7 +74,7 @@ public final class Panel {
         }
         checkScale(name, x, xs);
         checkScale(name, y, ys);
-        series.add(new Series(name, xs.clone(), ys.clone(), err == null ? null : err.clone()));
+        series.add(new Series(name, xs.clone(), ys.clone(), err == null ? null : err.clone(), markers));
         return this;
     }
 
