@@ -153,6 +153,79 @@ public final class Fabric {
         hostNic(hostId).slowReceiver(bitsPerSecond, xoffBytes);
     }
 
+    /**
+     * Makes host {@code hostId} start a PFC storm at {@code atNanos}: from then on its port sends
+     * its switch a PAUSE for the lossless priorities before each one expires, as a malfunctioning
+     * NIC does, whatever it receives. Its switch stops sending to it; what is queued for it fills
+     * the switch's buffer, and the PAUSEs the switch then sends spread the storm (unless the PFC
+     * watchdog stops honouring it).
+     */
+    public void pauseStorm(int hostId, long atNanos) {
+        hostNic(hostId).pauseStorm(atNanos);
+    }
+
+    /**
+     * The cycles of switch ports that have been paused by their neighbours without a break for
+     * at least {@code minPausedNanos} while holding frames: each a list of (node, port) pairs, the
+     * port leading to the next switch of the cycle. A cycle of three or more is a PFC deadlock:
+     * every queue waits on the next, and none will drain. Cycles are listed once, from their
+     * lowest node.
+     */
+    public List<List<int[]>> pausedCycles(long minPausedNanos) {
+        long now = scheduler.nanoTime();
+        int n = nodes.length;
+        int[][] next = new int[n][];
+        for (int s = 0; s < n; s++) {
+            if (!(nodes[s] instanceof SwitchNode sw)) {
+                continue;
+            }
+            List<Integer> out = new ArrayList<>();
+            for (Port p : sw.ports) {
+                if (!(p.peer instanceof SwitchNode) || p.queuedFrames() == 0) {
+                    continue;
+                }
+                for (int prio = 0; prio < Port.PRIORITIES; prio++) {
+                    long since = p.pause.pausedSince(prio, now);
+                    if (since >= 0 && now - since >= minPausedNanos && p.queueBytes(prio) > 0) {
+                        out.add(p.index);
+                        break;
+                    }
+                }
+            }
+            next[s] = out.stream().mapToInt(Integer::intValue).toArray();
+        }
+        List<List<int[]>> cycles = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int start = 0; start < n; start++) {
+            if (next[start] != null) {
+                walk(start, start, next, new ArrayList<>(), new boolean[n], cycles, seen);
+            }
+        }
+        return cycles;
+    }
+
+    private void walk(int start, int at, int[][] next, List<int[]> path, boolean[] onPath, List<List<int[]>> cycles,
+            java.util.Set<String> seen) {
+        onPath[at] = true;
+        for (int port : next[at]) {
+            int to = topology.neighbour(at, port);
+            path.add(new int[] {at, port});
+            if (to == start && path.size() >= 2) {
+                int min = path.stream().mapToInt(e -> e[0]).min().orElse(start);
+                if (min == start) {
+                    String key = path.stream().map(e -> e[0] + ":" + e[1]).collect(java.util.stream.Collectors.joining(","));
+                    if (seen.add(key)) {
+                        cycles.add(List.copyOf(path));
+                    }
+                }
+            } else if (to > start && !onPath[to] && next[to] != null) {
+                walk(start, to, next, path, onPath, cycles, seen);
+            }
+            path.remove(path.size() - 1);
+        }
+        onPath[at] = false;
+    }
+
     // ---- what the fabric is ----
 
     /** The topology. */

@@ -208,6 +208,22 @@ final class HostNic implements Node, SimUplink {
         port.enqueue(fabric.pfcFrame(port.mac, mask, quanta));
     }
 
+    private final SimScheduler.Activation storm = new SimScheduler.Activation() {
+        @Override
+        protected void fire() {
+            pfc(config.pauseQuanta());
+            scheduler.activate(this, scheduler.nanoTime()
+                    + Math.max(1, PfcFrame.quantaToNanos(config.pauseQuanta(), port.link.bitsPerSecond) / 2));
+        }
+    };
+
+    /** From {@code atNanos} on, sends PAUSE for the lossless priorities for ever, as a broken NIC does. */
+    void pauseStorm(long atNanos) {
+        if (!storm.isQueued()) {
+            scheduler.activate(storm, atNanos);
+        }
+    }
+
     /** Makes this host's receive side drain at {@code bitsPerSecond}, pausing its switch past {@code xoffBytes}. */
     void slowReceiver(long bitsPerSecond, long xoffBytes) {
         this.rxBitsPerSecond = bitsPerSecond;
