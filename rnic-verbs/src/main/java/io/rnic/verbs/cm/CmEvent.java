@@ -28,8 +28,30 @@ public record CmEvent(CmEventType type, CmId id, CmId listenId, int status, Conn
         return ud != null && ud.privateData() != null ? ud.privateData().clone() : new byte[0];
     }
 
+    /**
+     * The status in words: a REJECTED event's reason by name (REJ 8 is "invalid service ID"), an
+     * errno by its name, or "" for 0.
+     *
+     * @return the status, described
+     */
+    public String statusText() {
+        if (status == 0) {
+            return "";
+        }
+        if (type == CmEventType.REJECTED && status > 0) {
+            return "REJ " + status + " (" + CmRejectReason.name(status) + ")";
+        }
+        return switch (status) {
+            case ETIMEDOUT -> "ETIMEDOUT (-110)";
+            case -22 -> "EINVAL (-22)";
+            case -101 -> "ENETUNREACH (-101)";
+            case -111 -> "ECONNREFUSED (-111)";
+            default -> "status " + status;
+        };
+    }
+
     @Override
     public String toString() {
-        return type + (status != 0 ? " status " + status : "") + " on " + id;
+        return type + (status != 0 ? " " + statusText() : "") + " on " + id;
     }
 }
