@@ -140,14 +140,13 @@ public final class RdmaDevice implements AutoCloseable {
         return wire;
     }
 
-    /**
-     * The protocol core behind the device, for tests and tools that look below the verbs API
-     * (key table, QP table, ICRC policy). Changing it behind the API's back is unsupported.
-     *
-     * @return the emulated HCA
-     */
-    public Hca hca() {
+    /** The protocol core behind the device; outside this package, {@code io.rnic.core.hca.HcaAccess} (unsupported). */
+    Hca hca() {
         return hca;
+    }
+
+    static {
+        io.rnic.core.hca.HcaAccess.install(d -> ((RdmaDevice) d).hca);
     }
 
     /**

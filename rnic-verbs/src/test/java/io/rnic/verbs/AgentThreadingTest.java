@@ -136,15 +136,15 @@ class AgentThreadingTest {
             MemoryRegion mr = qp.pd().registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
             Throwable dereg = thrownOnAnotherThread(mr::close);
             assertTrue(dereg instanceof IllegalStateException && dereg.getMessage().contains("invoker"), String.valueOf(dereg));
-            assertTrue(d.hca().keys().lookup(mr.lkey()) != null, "still registered");
+            assertTrue(io.rnic.core.hca.HcaAccess.of(d).keys().lookup(mr.lkey()) != null, "still registered");
             mr.close();
-            assertEquals(null, d.hca().keys().lookup(mr.lkey()), "deregistered from its own thread");
+            assertEquals(null, io.rnic.core.hca.HcaAccess.of(d).keys().lookup(mr.lkey()), "deregistered from its own thread");
             MemoryWindow mw = qp.pd().allocMw(2);
             Throwable dealloc = thrownOnAnotherThread(mw::close);
             assertTrue(dealloc instanceof IllegalStateException && dealloc.getMessage().contains("invoker"), String.valueOf(dealloc));
-            assertTrue(d.hca().keys().lookupWindow(mw.rkey()) != null, "still allocated");
+            assertTrue(io.rnic.core.hca.HcaAccess.of(d).keys().lookupWindow(mw.rkey()) != null, "still allocated");
             mw.close();
-            assertEquals(null, d.hca().keys().lookupWindow(mw.rkey()), "deallocated from its own thread");
+            assertEquals(null, io.rnic.core.hca.HcaAccess.of(d).keys().lookupWindow(mw.rkey()), "deallocated from its own thread");
             qp.modify(new io.rnic.verbs.QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             assertEquals(QpState.INIT, qp.state(), "from its own thread it works");
             qp.close();
@@ -175,7 +175,7 @@ class AgentThreadingTest {
         try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.204").agent(HcaAgent.dedicated(HcaAgent.Idle.BLOCK))
                 .open())) {
             MemoryRegion mr = d.allocPd().registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
-            closeWaitsForTheProtocolThread(d, mr::close, () -> d.hca().keys().lookup(mr.lkey()) != null);
+            closeWaitsForTheProtocolThread(d, mr::close, () -> io.rnic.core.hca.HcaAccess.of(d).keys().lookup(mr.lkey()) != null);
         }
     }
 
@@ -188,7 +188,7 @@ class AgentThreadingTest {
         try (RdmaDevice d = RdmaDevice.open(UdpWire.bind("127.0.87.205").agent(HcaAgent.dedicated(HcaAgent.Idle.BLOCK))
                 .open())) {
             MemoryWindow mw = d.allocPd().allocMw(2);
-            closeWaitsForTheProtocolThread(d, mw::close, () -> d.hca().keys().lookupWindow(mw.rkey()) != null);
+            closeWaitsForTheProtocolThread(d, mw::close, () -> io.rnic.core.hca.HcaAccess.of(d).keys().lookupWindow(mw.rkey()) != null);
         }
     }
 

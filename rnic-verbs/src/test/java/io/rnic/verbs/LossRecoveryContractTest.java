@@ -77,7 +77,7 @@ class LossRecoveryContractTest {
             for (int i = 0; i < 4 * MTU; i++) {
                 assertEquals(0, readOnly.get(i), "byte " + i + " of a region without REMOTE_WRITE was written");
             }
-            assertEquals(0, f.b.hca().reorderBytesHeld());
+            assertEquals(0, io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld());
         }
     }
 

@@ -182,7 +182,7 @@ class LossRecoveryTest {
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 10 * MTU));
             assertEquals(3, f.b.counters().get(Counter.OOO_REQUESTS_HELD), "three packets fit the budget");
-            assertEquals(0, f.b.hca().reorderBytesHeld(), "everything held was given back");
+            assertEquals(0, io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld(), "everything held was given back");
         }
     }
 
@@ -193,9 +193,9 @@ class LossRecoveryTest {
             f.postA(write(f, 1, 0, 4 * MTU));
             f.net.scheduler().runFor(10_000);
             assertEquals(3, f.b.counters().get(Counter.OOO_REQUESTS_HELD));
-            assertTrue(f.b.hca().reorderBytesHeld() > 0);
+            assertTrue(io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld() > 0);
             f.qpB.modify(new QpAttributes().state(QpState.ERR));
-            assertEquals(0, f.b.hca().reorderBytesHeld());
+            assertEquals(0, io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld());
         }
     }
 
@@ -345,10 +345,10 @@ class LossRecoveryTest {
             f.net.scheduler().runFor(20_000); // the three after the hole have arrived; no NAK yet
             assertEquals(3, f.b.counters().get(Counter.OOO_REQUESTS_PLACED));
             assertTrue(RcFixture.same(f.bufA, MTU, f.bufB, MTU, 3 * MTU), "placed before the hole filled");
-            assertTrue(f.b.hca().reorderBytesHeld() <= 3 * 100, "headers only: " + f.b.hca().reorderBytesHeld());
+            assertTrue(io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld() <= 3 * 100, "headers only: " + io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld());
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status());
             assertTrue(RcFixture.same(f.bufA, 0, f.bufB, 0, 4 * MTU));
-            assertEquals(0, f.b.hca().reorderBytesHeld());
+            assertEquals(0, io.rnic.core.hca.HcaAccess.of(f.b).reorderBytesHeld());
         }
     }
 

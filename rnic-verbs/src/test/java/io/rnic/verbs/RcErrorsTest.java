@@ -203,7 +203,7 @@ class RcErrorsTest {
             assertEquals(5, r.wrId());
             assertEquals(QpState.ERR, f.qpB.state());
             assertEquals(WcStatus.SUCCESS, f.await(f.cqA).status(), "the message itself was delivered and ACKed (rxe)");
-            io.rnic.core.memory.MemoryRegion core = f.b.hca().keys().lookup(exposed.rkey());
+            io.rnic.core.memory.MemoryRegion core = io.rnic.core.hca.HcaAccess.of(f.b).keys().lookup(exposed.rkey());
             assertTrue(core != null && core.rkey() == exposed.rkey(), "the region and its R_Key stay");
             exposed.close();
         }

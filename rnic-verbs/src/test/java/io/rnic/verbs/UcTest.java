@@ -149,7 +149,7 @@ class UcTest {
         assertEquals(1, await(cqB, 1).get(0).wrId());
         assertEquals(0, mrB.core.pinCount(), "the abandoned message holds no pin");
         mrB.close();
-        assertEquals(null, b.hca().keys().lookup(mrB.lkey()), "nothing the abandoned message took keeps the region registered");
+        assertEquals(null, io.rnic.core.hca.HcaAccess.of(b).keys().lookup(mrB.lkey()), "nothing the abandoned message took keeps the region registered");
     }
 
     @Test

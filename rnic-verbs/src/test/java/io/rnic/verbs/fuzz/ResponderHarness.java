@@ -316,7 +316,7 @@ final class ResponderHarness implements AutoCloseable {
         assertUntouched("canary (B's PD, no remote rights)", canaryBuf, canarySnapshot);
         assertUntouched("region of another PD", otherPdBuf, otherPdSnapshot);
         for (MemoryRegion mr : new MemoryRegion[] {canary, otherPd, target}) {
-            if (b.hca().keys().lookup(mr.lkey()) == null || b.hca().keys().lookup(mr.rkey()) == null) {
+            if (io.rnic.core.hca.HcaAccess.of(b).keys().lookup(mr.lkey()) == null || io.rnic.core.hca.HcaAccess.of(b).keys().lookup(mr.rkey()) == null) {
                 throw new AssertionError("a peer revoked registered region " + mr);
             }
         }
