@@ -33,7 +33,7 @@ public final class AddressHandle implements AutoCloseable {
      * @param vector the destination
      * @param uncount what gives the handle back to its device's count when it is closed
      * @return the new handle
-     * @throws IllegalArgumentException if either is null
+     * @throws NullPointerException if either is null
      */
     static AddressHandle create(ProtectionDomain pd, AddressVector vector, Runnable uncount) {
         if (pd == null || vector == null) {

@@ -31,9 +31,7 @@ public final class AddressVector {
 
     private AddressVector(InetAddress address, int port, int sgidIndex, int hopLimit, int trafficClass,
             int flowLabel) {
-        if (address == null) {
-            throw new IllegalArgumentException("address vector needs a remote address, got null");
-        }
+        java.util.Objects.requireNonNull(address, "address");
         check(port, 1, 0xFFFF, "udp port");
         check(sgidIndex, 0, 0xFF, "sgid_index");
         check(hopLimit, 0, 0xFF, "hop_limit");
@@ -53,7 +51,7 @@ public final class AddressVector {
      *
      * @param address the peer's IP address
      * @return the new address vector
-     * @throws IllegalArgumentException if {@code address} is null
+     * @throws NullPointerException if {@code address} is null
      */
     public static AddressVector of(InetAddress address) {
         return new AddressVector(address, ROCE_PORT, 0, DEFAULT_HOP_LIMIT, 0, 0);
@@ -127,7 +125,7 @@ public final class AddressVector {
      *
      * @param address the new remote IP address
      * @return a new address vector with this one's other fields
-     * @throws IllegalArgumentException if {@code address} is null
+     * @throws NullPointerException if {@code address} is null
      */
     public AddressVector withAddress(InetAddress address) {
         return new AddressVector(address, port, sgidIndex, hopLimit, trafficClass, flowLabel);
@@ -198,6 +196,7 @@ public final class AddressVector {
      *     GID" of the libibverbs examples, which cannot be routed on RoCE)
      */
     public static InetAddress fromGid(byte[] gid) {
+        java.util.Objects.requireNonNull(gid, "gid");
         if (gid == null || gid.length != GID_LENGTH) {
             throw new IllegalArgumentException("GID must be 16 bytes, got "
                     + (gid == null ? "null" : gid.length + " bytes"));
@@ -223,9 +222,10 @@ public final class AddressVector {
      *
      * @param address an IPv4 or IPv6 address
      * @return the 16-byte GID
-     * @throws IllegalArgumentException if {@code address} is null
+     * @throws NullPointerException if {@code address} is null
      */
     public static byte[] toGid(InetAddress address) {
+        java.util.Objects.requireNonNull(address, "address");
         if (address == null) {
             throw new IllegalArgumentException("cannot make a GID from a null address");
         }

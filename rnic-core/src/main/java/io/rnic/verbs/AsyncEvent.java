@@ -9,6 +9,11 @@ package io.rnic.verbs;
  * @param detail   a human-readable explanation
  */
 public record AsyncEvent(Type type, int resource, String detail) {
+    /** Checks that the type is given. */
+    public AsyncEvent {
+        java.util.Objects.requireNonNull(type, "type");
+    }
+
     /** Event types, with libibverbs names and values. */
     public enum Type {
         /** {@code IBV_EVENT_CQ_ERR}: a CQ overflowed; the QPs that lost a completion go to ERR. */

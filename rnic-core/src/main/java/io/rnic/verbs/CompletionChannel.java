@@ -30,7 +30,7 @@ public final class CompletionChannel {
      * The handler must not block; it may poll and re-arm the CQ.
      *
      * @param handler what runs for each notification
-     * @throws IllegalArgumentException if {@code handler} is null
+     * @throws NullPointerException if {@code handler} is null
      */
     public CompletionChannel(java.util.function.Consumer<CompletionQueue> handler) {
         if (handler == null) {

@@ -36,6 +36,7 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws IllegalStateException if the CQ is closed
      */
     public int poll(WorkCompletion[] out) {
+        java.util.Objects.requireNonNull(out, "out");
         checkOpen();
         int n = core.poll(out, out.length);
         if (n == 0 && callerDriven && device.progress(-1) > 0) {
@@ -53,6 +54,7 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws IllegalStateException if the CQ is closed
      */
     public boolean poll(WorkCompletion out) {
+        java.util.Objects.requireNonNull(out, "out");
         checkOpen();
         return core.poll(out) || (callerDriven && device.progress(-1) > 0 && core.poll(out));
     }

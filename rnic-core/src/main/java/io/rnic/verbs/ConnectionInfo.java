@@ -19,13 +19,12 @@ public record ConnectionInfo(Gid gid, int qpn, int psn, long address, int rkey) 
      * @param psn     its starting send PSN
      * @param address virtual address of its exposed region, or 0
      * @param rkey    R_Key of its exposed region, or 0
-     * @throws IllegalArgumentException if {@code gid} is null or {@code qpn} or {@code psn} does
+     * @throws NullPointerException if {@code gid} is null
+     * @throws IllegalArgumentException if {@code qpn} or {@code psn} does
      *     not fit in 24 bits
      */
     public ConnectionInfo {
-        if (gid == null) {
-            throw new IllegalArgumentException("gid is required");
-        }
+        java.util.Objects.requireNonNull(gid, "gid");
         if ((qpn & ~0xFFFFFF) != 0 || (psn & ~0xFFFFFF) != 0) {
             throw new IllegalArgumentException("QPN and PSN are 24-bit values, got " + qpn + " and " + psn);
         }
@@ -49,9 +48,7 @@ public record ConnectionInfo(Gid gid, int qpn, int psn, long address, int rkey) 
      * @throws IllegalArgumentException if {@code line} is null (the peer hung up) or malformed
      */
     public static ConnectionInfo parse(String line) {
-        if (line == null) {
-            throw new IllegalArgumentException("no connection information received");
-        }
+        java.util.Objects.requireNonNull(line, "line");
         String[] f = line.trim().split(" ");
         if (f.length != 5) {
             throw new IllegalArgumentException("connection information needs 5 fields, got \"" + line + "\"");

@@ -159,6 +159,7 @@ public final class Connections {
      */
     public static void connectEeContext(EeContext eec, int psn, java.net.InetAddress peer, int peerPort, int peerEecn,
                                         int peerPsn, RcOptions o) {
+        java.util.Objects.requireNonNull(peer, "peer");
         eec.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(o.pkeyIndex()).port(1));
         eec.modify(new QpAttributes().state(QpState.RTR).av(AddressVector.of(peer).withPort(peerPort)).pathMtu(o.mtu())
                 .destQpn(peerEecn).rqPsn(peerPsn).maxDestRdAtomic(o.maxDestRdAtomic()));
@@ -218,6 +219,7 @@ public final class Connections {
      * @throws IllegalArgumentException if the peer sends malformed information
      */
     public static ConnectionInfo serve(int port, ConnectionInfo local, int timeoutMillis) throws IOException {
+        java.util.Objects.requireNonNull(local, "local");
         try (ServerSocket ss = new ServerSocket(port)) {
             ss.setSoTimeout(timeoutMillis);
             try (Socket s = ss.accept()) {
@@ -239,6 +241,8 @@ public final class Connections {
      * @throws IllegalArgumentException if the peer sends malformed information
      */
     public static ConnectionInfo dial(InetSocketAddress server, ConnectionInfo local, int timeoutMillis) throws IOException {
+        java.util.Objects.requireNonNull(server, "server");
+        java.util.Objects.requireNonNull(local, "local");
         try (Socket s = new Socket()) {
             s.connect(server, timeoutMillis);
             s.setSoTimeout(timeoutMillis);

@@ -75,6 +75,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
+        java.util.Objects.requireNonNull(p, "p");
         return new DeviceConfig(limits, pkeys, p, keyRandom, ecn);
     }
 
@@ -97,6 +98,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withEcn(EcnMode mode) {
+        java.util.Objects.requireNonNull(mode, "mode");
         return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode);
     }
 }

@@ -84,6 +84,7 @@ public final class EeContext implements AutoCloseable {
      * @throws IllegalStateException if the context or its device is closed
      */
     public void modify(QpAttributes attrs) {
+        java.util.Objects.requireNonNull(attrs, "attrs");
         modify(attrs, attrs.mask());
     }
 
@@ -97,10 +98,8 @@ public final class EeContext implements AutoCloseable {
      * @throws IllegalStateException if the context or its device is closed
      */
     public void modify(QpAttributes attrs, int mask) {
+        java.util.Objects.requireNonNull(attrs, "attrs");
         checkOpen();
-        if (attrs == null) {
-            throw new IllegalArgumentException("attributes are required");
-        }
         int effective = mask;
         if ((mask & QpAttrMask.STATE) != 0) {
             var rule = io.rnic.core.qp.QpTransitions.rule(core.policy().stateTable(), core.state(), attrs.state());

@@ -32,6 +32,7 @@ public final class FastMemoryRegion implements AutoCloseable {
      * @throws IllegalStateException if its device is closed
      */
     public void map(ByteBuffer buffer, int offset, int length) {
+        java.util.Objects.requireNonNull(buffer, "buffer");
         pd.device().checkOpen();
         core.map(buffer, offset, length);
     }

@@ -40,9 +40,11 @@ public final class Gid {
      *
      * @param bytes the 16 bytes; copied
      * @return the GID
-     * @throws IllegalArgumentException if {@code bytes} is null or not 16 bytes long
+     * @throws NullPointerException if {@code bytes} is null
+     * @throws IllegalArgumentException if it is not 16 bytes long
      */
     public static Gid of(byte[] bytes) {
+        java.util.Objects.requireNonNull(bytes, "bytes");
         if (bytes == null || bytes.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, got " + (bytes == null ? "null" : bytes.length));
         }
@@ -57,6 +59,7 @@ public final class Gid {
      * @throws IllegalArgumentException if {@code hex} is not 32 hex digits
      */
     public static Gid parseHex(String hex) {
+        java.util.Objects.requireNonNull(hex, "hex");
         if (hex == null || !hex.matches("[0-9a-fA-F]{32}")) {
             throw new IllegalArgumentException("a GID is 32 hex digits, got \"" + hex + "\"");
         }

@@ -14,4 +14,11 @@ import java.util.List;
  */
 public record PortAttributes(String state, PathMtu maxMtu, PathMtu activeMtu, List<Gid> gidTable, int pkeyTableLength,
                              long maxMsgSize) {
+    /** Checks that the state, MTUs and GID table are given. */
+    public PortAttributes {
+        java.util.Objects.requireNonNull(state, "state");
+        java.util.Objects.requireNonNull(maxMtu, "maxMtu");
+        java.util.Objects.requireNonNull(activeMtu, "activeMtu");
+        java.util.Objects.requireNonNull(gidTable, "gidTable");
+    }
 }

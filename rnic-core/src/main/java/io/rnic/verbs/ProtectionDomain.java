@@ -34,14 +34,13 @@ public final class ProtectionDomain implements AutoCloseable {
      * @param access {@link AccessFlags} bits: what this device's work requests and peers may do
      *               with it ({@code REMOTE_WRITE} and {@code REMOTE_ATOMIC} need {@code LOCAL_WRITE})
      * @return the region, with its virtual address and keys
-     * @throws IllegalArgumentException if {@code buffer} is null, the access flags are invalid, or
-     *     the region exceeds the device's {@code max_mr_size}
+     * @throws NullPointerException if {@code buffer} is null
+     * @throws IllegalArgumentException if the access flags are invalid, or the region exceeds the
+     *     device's {@code max_mr_size}
      * @throws IllegalStateException if the PD is closed or the device has no free region index
      */
     public MemoryRegion registerMemory(ByteBuffer buffer, int access) {
-        if (buffer == null) {
-            throw new IllegalArgumentException("buffer is required");
-        }
+        java.util.Objects.requireNonNull(buffer, "buffer");
         return registerMemory(buffer, 0, buffer.capacity(), access);
     }
 
@@ -60,6 +59,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * @throws IllegalStateException if the PD is closed or the device has no free region index
      */
     public MemoryRegion registerMemory(ByteBuffer buffer, int offset, int length, int access) {
+        java.util.Objects.requireNonNull(buffer, "buffer");
         checkOpen();
         if (length > device.queryDevice().maxMrSize()) {
             throw new IllegalArgumentException("region of " + length + " bytes exceeds max_mr_size");
@@ -108,11 +108,13 @@ public final class ProtectionDomain implements AutoCloseable {
      * @param file   the mapping; the whole of it is registered
      * @param access {@link AccessFlags} bits, as for {@link #registerMemory(ByteBuffer, int)}
      * @return the region
-     * @throws IllegalArgumentException if {@code file} is null or read-only with write rights, or
+     * @throws NullPointerException if {@code file} is null
+     * @throws IllegalArgumentException if it is read-only with write rights, or
      *     the access flags are invalid
      * @throws IllegalStateException if the PD is closed or the device has no free region index
      */
     public MemoryRegion registerPersistentMemory(java.nio.MappedByteBuffer file, int access) {
+        java.util.Objects.requireNonNull(file, "file");
         checkOpen();
         if (file == null) {
             throw new IllegalArgumentException("a mapped file is required");
@@ -134,6 +136,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * @throws IllegalStateException if the PD, the device or a CQ is closed
      */
     public QueuePair createQp(QpInitAttributes init) {
+        java.util.Objects.requireNonNull(init, "init");
         checkOpen();
         device.checkOpen();
         if (init == null) {
@@ -173,6 +176,8 @@ public final class ProtectionDomain implements AutoCloseable {
      * @throws IllegalStateException if the PD, the domain, the device or a CQ is closed
      */
     public QueuePair createRdQp(QpInitAttributes init, ReliableDatagramDomain rdd) {
+        java.util.Objects.requireNonNull(init, "init");
+        java.util.Objects.requireNonNull(rdd, "rdd");
         checkOpen();
         device.checkOpen();
         if (init == null || !Connections.throughEeContexts(init.type()) || rdd == null) {
@@ -243,6 +248,8 @@ public final class ProtectionDomain implements AutoCloseable {
      *     device has all the SRQs it may have ({@code max_srq})
      */
     public SharedReceiveQueue createXrcSrq(XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int srqLimit) {
+        java.util.Objects.requireNonNull(xrcd, "xrcd");
+        java.util.Objects.requireNonNull(cq, "cq");
         checkOpen();
         device.checkOpen();
         if (xrcd == null || cq == null) {
@@ -275,11 +282,12 @@ public final class ProtectionDomain implements AutoCloseable {
      *
      * @param av the destination: its GID (IP address), UDP port, and the GRH fields to send with
      * @return the address handle
-     * @throws IllegalArgumentException if {@code av} is null
+     * @throws NullPointerException if {@code av} is null
      * @throws IllegalStateException if the PD or the device is closed, or the device has all the
      *     address handles it may have ({@code max_ah})
      */
     public io.rnic.verbs.AddressHandle createAddressHandle(io.rnic.verbs.AddressVector av) {
+        java.util.Objects.requireNonNull(av, "av");
         checkOpen();
         if (av == null) {
             throw new IllegalArgumentException("an address handle needs an address vector");

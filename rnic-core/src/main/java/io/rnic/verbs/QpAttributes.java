@@ -83,6 +83,7 @@ public final class QpAttributes {
      * @return {@code this}
      */
     public QpAttributes state(QpState state) {
+        java.util.Objects.requireNonNull(state, "state");
         this.state = state;
         mask |= QpAttrMask.STATE;
         return this;
@@ -104,6 +105,7 @@ public final class QpAttributes {
      * @return {@code this}
      */
     public QpAttributes curState(QpState curState) {
+        java.util.Objects.requireNonNull(curState, "curState");
         this.curState = curState;
         mask |= QpAttrMask.CUR_STATE;
         return this;
@@ -230,6 +232,7 @@ public final class QpAttributes {
      * @return {@code this}
      */
     public QpAttributes av(AddressVector av) {
+        java.util.Objects.requireNonNull(av, "av");
         this.av = av;
         mask |= QpAttrMask.AV;
         return this;
@@ -251,6 +254,7 @@ public final class QpAttributes {
      * @return {@code this}
      */
     public QpAttributes pathMtu(PathMtu pathMtu) {
+        java.util.Objects.requireNonNull(pathMtu, "pathMtu");
         this.pathMtu = pathMtu;
         mask |= QpAttrMask.PATH_MTU;
         return this;

@@ -31,8 +31,11 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      *     {@code caps} is null
      */
     public QpInitAttributes {
-        if (type == null || sendCq == null || caps == null || (recvCq == null && type != QpType.XRC_SEND)) {
-            throw new IllegalArgumentException("type, sendCq, recvCq (except for XRC_SEND) and caps are required");
+        java.util.Objects.requireNonNull(type, "type");
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
+        java.util.Objects.requireNonNull(caps, "caps");
+        if (type != QpType.XRC_SEND) { // an XRC initiator receives nothing: it has no receive CQ
+            java.util.Objects.requireNonNull(recvCq, "recvCq");
         }
         if (type == QpType.XRC_RECV) {
             throw new IllegalArgumentException("an XRC_RECV QP belongs to an XRC domain: XrcDomain.createTargetQp");
@@ -49,9 +52,10 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      *
      * @param sendCq where send completions go
      * @return the attributes
-     * @throws IllegalArgumentException if {@code sendCq} is null
+     * @throws NullPointerException if {@code sendCq} is null
      */
     public static QpInitAttributes xrcSend(CompletionQueue sendCq) {
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
         return new QpInitAttributes(QpType.XRC_SEND, sendCq, null, QpCaps.defaults(), false, false);
     }
 
@@ -62,9 +66,11 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @param sendCq where send completions go
      * @param recvCq where receive completions go
      * @return the attributes
-     * @throws IllegalArgumentException if a CQ is null
+     * @throws NullPointerException if a CQ is null
      */
     public static QpInitAttributes rd(CompletionQueue sendCq, CompletionQueue recvCq) {
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
+        java.util.Objects.requireNonNull(recvCq, "recvCq");
         return new QpInitAttributes(QpType.RD, sendCq, recvCq, QpCaps.defaults(), false, false);
     }
 
@@ -95,6 +101,8 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the attributes
      */
     public static QpInitAttributes rc(CompletionQueue sendCq, CompletionQueue recvCq) {
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
+        java.util.Objects.requireNonNull(recvCq, "recvCq");
         return new QpInitAttributes(QpType.RC, sendCq, recvCq, QpCaps.defaults(), false, true);
     }
 
@@ -107,6 +115,8 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the attributes
      */
     public static QpInitAttributes uc(CompletionQueue sendCq, CompletionQueue recvCq) {
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
+        java.util.Objects.requireNonNull(recvCq, "recvCq");
         return new QpInitAttributes(QpType.UC, sendCq, recvCq, QpCaps.defaults(), false, true);
     }
 
@@ -119,6 +129,8 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the attributes
      */
     public static QpInitAttributes ud(CompletionQueue sendCq, CompletionQueue recvCq) {
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
+        java.util.Objects.requireNonNull(recvCq, "recvCq");
         return new QpInitAttributes(QpType.UD, sendCq, recvCq, QpCaps.defaults(), false, true);
     }
 
@@ -132,6 +144,8 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the attributes
      */
     public static QpInitAttributes gsi(CompletionQueue sendCq, CompletionQueue recvCq) {
+        java.util.Objects.requireNonNull(sendCq, "sendCq");
+        java.util.Objects.requireNonNull(recvCq, "recvCq");
         return new QpInitAttributes(QpType.GSI, sendCq, recvCq, QpCaps.defaults(), false, true);
     }
 
@@ -142,6 +156,7 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the changed copy
      */
     public QpInitAttributes withCaps(QpCaps c) {
+        java.util.Objects.requireNonNull(c, "c");
         return new QpInitAttributes(type, sendCq, recvCq, c, signalAll, endToEndCredits, srq);
     }
 

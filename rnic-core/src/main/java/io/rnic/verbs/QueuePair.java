@@ -96,6 +96,7 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the QP or its device is closed
      */
     public void modify(QpAttributes attrs) {
+        java.util.Objects.requireNonNull(attrs, "attrs");
         modify(attrs, attrs.mask());
     }
 
@@ -111,10 +112,8 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the QP or its device is closed
      */
     public void modify(QpAttributes attrs, int mask) {
+        java.util.Objects.requireNonNull(attrs, "attrs");
         checkOpen();
-        if (attrs == null) {
-            throw new IllegalArgumentException("attributes are required");
-        }
         device.modify(core, attrs, mask);
     }
 
@@ -140,14 +139,13 @@ public final class QueuePair implements AutoCloseable {
      * @param wr the work request
      * @throws IllegalStateException if the QP's state does not allow sends, the send queue is
      *     full, or the QP or its device is closed
-     * @throws IllegalArgumentException if {@code wr} is null or invalid for this QP (opcode,
+     * @throws NullPointerException if {@code wr} is null
+     * @throws IllegalArgumentException if it is invalid for this QP (opcode,
      *     SGEs, inline size, message size, atomic alignment)
      */
     public void postSend(SendWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr");
         checkOpen();
-        if (wr == null) {
-            throw new IllegalArgumentException("work request is required");
-        }
         core.postSend(wr);
     }
 
@@ -158,13 +156,12 @@ public final class QueuePair implements AutoCloseable {
      * @param wr the work request
      * @throws IllegalStateException in RESET, when the receive queue is full, if the QP takes its
      *     receive WQEs from an SRQ (post to the SRQ instead), or if the QP or its device is closed
-     * @throws IllegalArgumentException if {@code wr} is null or has too many SGEs
+     * @throws NullPointerException if {@code wr} is null
+     * @throws IllegalArgumentException if it has too many SGEs
      */
     public void postRecv(RecvWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr");
         checkOpen();
-        if (wr == null) {
-            throw new IllegalArgumentException("work request is required");
-        }
         core.postRecv(wr);
     }
 
@@ -190,6 +187,7 @@ public final class QueuePair implements AutoCloseable {
      */
     public int bindMw(long wrId, boolean signaled, MemoryWindow mw, MemoryRegion mr, long addr, long length,
                       int access) {
+        java.util.Objects.requireNonNull(mw, "mw");
         if (mw == null || mw.type() != 1) {
             throw new IllegalArgumentException("bindMw binds type 1 windows; post a BIND_MW work request for type 2");
         }

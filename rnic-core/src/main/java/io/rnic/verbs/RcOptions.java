@@ -18,6 +18,11 @@ package io.rnic.verbs;
  */
 public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt, int rnrRetry, int minRnrTimer,
                         int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex, LossRecovery lossRecovery, int trafficClass) {
+    /** Checks that the MTU and the loss recovery mode are given. */
+    public RcOptions {
+        java.util.Objects.requireNonNull(mtu, "mtu");
+        java.util.Objects.requireNonNull(lossRecovery, "lossRecovery");
+    }
 
     /**
      * rdma-core's test defaults: timeout 14, retry 7, rnr_retry 7, min_rnr_timer 12; MTU 1024;
@@ -39,6 +44,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @return the changed copy
      */
     public RcOptions withMtu(PathMtu m) {
+        java.util.Objects.requireNonNull(m, "m");
         return new RcOptions(m, accessFlags, timeout, retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, pkeyIndex, lossRecovery, trafficClass);
     }
 

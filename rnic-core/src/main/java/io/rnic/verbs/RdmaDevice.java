@@ -225,10 +225,11 @@ public final class RdmaDevice implements AutoCloseable {
      *
      * @param name the name openers share the domain by
      * @return a handle on the domain; close it when done
-     * @throws IllegalArgumentException if {@code name} is null
+     * @throws NullPointerException if {@code name} is null
      * @throws IllegalStateException if the device is closed
      */
     public XrcDomain openXrcd(String name) {
+        java.util.Objects.requireNonNull(name, "name");
         checkOpen();
         if (name == null) {
             throw new IllegalArgumentException("an XRC domain needs a name");
@@ -413,6 +414,7 @@ public final class RdmaDevice implements AutoCloseable {
      */
     public boolean driveUntil(java.util.function.BooleanSupplier ready, long timeoutNanos)
             throws InterruptedException {
+        java.util.Objects.requireNonNull(ready, "ready");
         if (wire.virtualTime()) {
             return wire.runUntil(ready, timeoutNanos);
         }

@@ -52,11 +52,12 @@ public final class ReliableDatagramDomain implements AutoCloseable {
      *
      * @param qpErrors the choice
      * @return the new context, in RESET
-     * @throws IllegalArgumentException if {@code qpErrors} is null
+     * @throws NullPointerException if {@code qpErrors} is null
      * @throws IllegalStateException if the domain or the device is closed, or the device has no
      *     context number left
      */
     public EeContext createEeContext(RdQpErrorRecovery qpErrors) {
+        java.util.Objects.requireNonNull(qpErrors, "qpErrors");
         checkOpen();
         device.checkOpen();
         if (qpErrors == null) {

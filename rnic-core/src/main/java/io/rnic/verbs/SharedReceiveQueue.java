@@ -48,10 +48,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @throws IllegalArgumentException for a null request or too many SGEs
      */
     public void postRecv(RecvWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr");
         pd.device().checkOpen();
-        if (wr == null) {
-            throw new IllegalArgumentException("work request is required");
-        }
         core.post(wr);
     }
 

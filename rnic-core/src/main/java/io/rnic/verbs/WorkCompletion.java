@@ -180,6 +180,8 @@ public final class WorkCompletion {
      * @return this
      */
     public WorkCompletion fill(long wrId, WcStatus status, WcOpcode opcode, int qpNum) {
+        java.util.Objects.requireNonNull(opcode, "opcode");
+        java.util.Objects.requireNonNull(status, "status");
         this.wrId = wrId;
         storeStatus(status);
         storeOpcode(opcode);

@@ -33,6 +33,7 @@ public final class CmEventChannel implements AutoCloseable {
      * @throws IllegalArgumentException if no device is given
      */
     public static CmEventChannel create(RdmaDevice... devices) {
+        java.util.Objects.requireNonNull(devices, "devices");
         if (devices == null || devices.length == 0) {
             throw new IllegalArgumentException("an event channel needs at least one device");
         }
@@ -52,6 +53,7 @@ public final class CmEventChannel implements AutoCloseable {
      * @return the ID, in state IDLE
      */
     public CmId createId(PortSpace portSpace, Object context) {
+        java.util.Objects.requireNonNull(portSpace, "portSpace");
         if (closed) {
             throw new IllegalStateException("the event channel is closed");
         }

@@ -282,6 +282,7 @@ public final class CmId implements AutoCloseable {
      * @param timeoutMs   accepted for librdmacm's signature (resolution is immediate here)
      */
     public void resolveAddr(InetAddress source, InetSocketAddress destination, int timeoutMs) {
+        java.util.Objects.requireNonNull(destination, "destination");
         if (state != State.IDLE && state != State.ADDR_BOUND) {
             throw new IllegalStateException("resolveAddr on " + this + " in state " + state);
         }
@@ -326,6 +327,8 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the ID has no device yet or already has a QP
      */
     public QueuePair createQp(ProtectionDomain pd, QpInitAttributes init) {
+        java.util.Objects.requireNonNull(pd, "pd");
+        java.util.Objects.requireNonNull(init, "init");
         if (agent == null) {
             throw new IllegalStateException("createQp on " + this + ": resolve or bind an address first");
         }
@@ -358,6 +361,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the ID has no device yet or already has a QP
      */
     public void attachQp(QueuePair created) {
+        java.util.Objects.requireNonNull(created, "created");
         if (agent == null) {
             throw new IllegalStateException("attachQp on " + this + ": resolve or bind an address first");
         }

@@ -121,6 +121,7 @@ public final class RcPair implements AutoCloseable {
      * @return the connected pair; close it to close the network
      */
     public static RcPair simulated(long seed, RcOptions options) {
+        java.util.Objects.requireNonNull(options, "options");
         SimNetwork net = new SimNetwork(seed);
         try {
             return new RcPair(net, net.attach("10.0.0.1"), net.attach("10.0.0.2"), seed, options);
@@ -139,6 +140,9 @@ public final class RcPair implements AutoCloseable {
      * @return the connected pair; close it to close both wires
      */
     public static RcPair udp(String ipA, String ipB, RcOptions options) {
+        java.util.Objects.requireNonNull(ipA, "ipA");
+        java.util.Objects.requireNonNull(ipB, "ipB");
+        java.util.Objects.requireNonNull(options, "options");
         UdpWire wa = UdpWire.bind(ipA).open();
         UdpWire wb;
         try {
