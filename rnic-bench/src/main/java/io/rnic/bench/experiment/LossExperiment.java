@@ -38,7 +38,7 @@ import java.util.Locale;
  * The network and QP settings are fixed, so a seed gives the same numbers on every machine.
  */
 public final class LossExperiment {
-    /** The recovery modes, by the names the command takes. */
+    /** The recovery modes, by the names the command takes ({@code toString()} is that name). */
     public enum Mode {
         GBN("gbn", LossRecovery.GO_BACK_N), REORDER("reorder", LossRecovery.REORDER), SR("sr", LossRecovery.SELECTIVE);
 
@@ -60,6 +60,11 @@ public final class LossExperiment {
             return recovery;
         }
 
+        @Override
+        public String toString() {
+            return label;
+        }
+
         /** The mode named {@code s}, or null. */
         public static Mode parse(String s) {
             for (Mode m : values()) {
@@ -71,7 +76,7 @@ public final class LossExperiment {
         }
     }
 
-    /** The operations, by the names the command takes. */
+    /** The operations, by the names the command takes ({@code toString()} is that name). */
     public enum Op {
         WRITE64K("write64k", WrOpcode.RDMA_WRITE, 64 * 1024),
         SEND4K("send4k", WrOpcode.SEND, 4 * 1024),
@@ -87,10 +92,17 @@ public final class LossExperiment {
             this.bytes = bytes;
         }
 
+        /** The command-line name. */
         public String label() {
             return label;
         }
 
+        @Override
+        public String toString() {
+            return label;
+        }
+
+        /** The operation named {@code s}, or null. */
         public static Op parse(String s) {
             for (Op o : values()) {
                 if (o.label.equals(s)) {
