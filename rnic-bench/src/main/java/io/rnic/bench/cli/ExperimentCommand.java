@@ -1,5 +1,6 @@
 package io.rnic.bench.cli;
 
+import io.rnic.bench.console.Progress;
 import io.rnic.bench.experiment.ExperimentReport;
 import io.rnic.bench.experiment.LossExperiment;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -32,8 +34,9 @@ public final class ExperimentCommand extends RnicCommand {
     }
 
     /**
-     * {@code rnic experiment loss}: the RC loss recovery modes side by side under random loss, on
-     * the simulated network in virtual time.
+     * {@code rnic experiment loss}: the RC loss recovery modes side by side under random loss.
+     * Every (mode, operation, loss) point runs with {@code --seeds} seeds; the table, the CSV and
+     * the figure are pure functions of the runs, so a seed gives the same bytes.
      */
     @Command(name = "loss", description = {"compare the RC loss recovery modes under random loss", "",
         """
@@ -45,7 +48,13 @@ public final class ExperimentCommand extends RnicCommand {
             Modes: gbn, the IBTA's go-back-N; reorder, the reorder buffer with selective re-reads \
             (standard packets); sr, selective retransmission with extended headers (IRN-style; Mittal \
             et al., SIGCOMM 2018). The network and QP settings are fixed and printed; the same seed \
-            gives the same table, byte for byte."""},
+            gives the same table, byte for byte.""", "",
+        """
+            --seeds N runs each point with the seeds S, S+1, ... S+N-1 (S is --seed): the table then \
+            shows each point's mean +- the half-width of its 95%% confidence interval, and the figure \
+            draws it as an error bar. The CSV has one row per run (mode, op, loss, ..., seed) either \
+            way. The figure (--plot) has one panel per operation and a logarithmic loss axis; the \
+            lossless run is each mode's reference (goodput 1), so it is not on that axis."""},
             exitCodeList = {"0:done", "1:a run failed its checks, or a file could not be written", RnicCommand.USAGE_ERROR_LINE,
                 RnicCommand.INTERNAL_ERROR_LINE})
     public static final class Loss extends RnicCommand {
@@ -61,29 +70,53 @@ public final class ExperimentCommand extends RnicCommand {
                 description = "operations: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
         List<LossExperiment.Op> ops;
 
+        @Option(names = "--messages", paramLabel = "N",
+                defaultValue = "" + LossExperiment.Settings.DEFAULT_MESSAGES,
+                description = "messages per run (default: ${DEFAULT-VALUE})")
+        int messages;
+
         @Mixin
         Mixins.Seed seed;
 
-        @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV")
+        @Option(names = "--seeds", paramLabel = "N", defaultValue = "1",
+                description = "run each point with N seeds, --seed and the N-1 after it (default: ${DEFAULT-VALUE})")
+        int seeds;
+
+        @Option(names = "--csv", paramLabel = "FILE", description = "also write one CSV row per run to FILE")
         Path csv;
 
         @Option(names = "--plot", paramLabel = "FILE.svg", description = "also draw goodput against loss as an SVG figure")
         Path plot;
 
         @Override
-        protected int execute() {
+        protected int execute() throws UsageException {
             List<Double> losses = new ArrayList<>(new LinkedHashSet<>(this.losses));
-            long seed = this.seed.seed;
-            LossExperiment experiment = new LossExperiment(LossExperiment.Settings.defaults());
-            out.println("# rnic experiment loss, seed " + seed);
+            int seeds = range("--seeds", this.seeds, 1, 1000);
+            int messages = range("--messages", this.messages, 1, 1_000_000);
+            if (plot != null && losses.stream().noneMatch(p -> p > 0)) {
+                throw new UsageException("--plot draws goodput against loss on a logarithmic axis: give a --loss above 0");
+            }
+            long first = seed.seed;
+            LossExperiment experiment = new LossExperiment(LossExperiment.Settings.defaults().withMessages(messages));
+            out.println("# rnic experiment loss, " + (seeds == 1 ? "seed " + first
+                    : "seeds " + first + ".." + (first + seeds - 1)));
             out.println("# " + experiment.settings().describe().replace("\n", "\n# "));
             ExperimentReport report = new ExperimentReport();
-            try {
+            int runs = ops.size() * modes.size() * seeds * (losses.size() + (losses.contains(0.0) ? 0 : 1));
+            try (Progress progress = Progress.on(err)) {
+                progress.start("runs", runs, "runs");
+                int done = 0;
                 for (LossExperiment.Op op : ops) {
                     for (LossExperiment.Mode mode : modes) {
-                        LossExperiment.Result lossless = experiment.run(mode, op, 0, seed);
-                        for (double loss : losses) {
-                            report.add(loss == 0 ? lossless : experiment.run(mode, op, loss, seed), lossless);
+                        for (long s = first; s < first + seeds; s++) {
+                            LossExperiment.Result lossless = experiment.run(mode, op, 0, s);
+                            progress.update(++done);
+                            for (double loss : losses) {
+                                if (loss != 0) {
+                                    progress.update(++done);
+                                }
+                                report.add(loss == 0 ? lossless : experiment.run(mode, op, loss, s), lossless, s);
+                            }
                         }
                     }
                 }
@@ -97,7 +130,9 @@ public final class ExperimentCommand extends RnicCommand {
                     Files.writeString(csv, report.csv(), StandardCharsets.UTF_8);
                 }
                 if (plot != null) {
-                    Files.writeString(plot, report.svg(), StandardCharsets.UTF_8);
+                    String what = String.format(Locale.ROOT, "%s, %d messages per run", seeds == 1 ? "seed " + first
+                            : seeds + " seeds, mean and 95% CI", messages);
+                    Files.writeString(plot, report.figure(what).svg(), StandardCharsets.UTF_8);
                 }
             } catch (IOException e) {
                 err.println("rnic experiment loss: cannot write: " + e.getMessage());
