@@ -5,7 +5,9 @@ import io.rnic.bench.experiment.ExperimentReport;
 import io.rnic.bench.experiment.LossExperiment;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -125,20 +127,26 @@ public final class ExperimentCommand extends RnicCommand {
                 return 1;
             }
             out.print(report.table());
-            try {
-                if (csv != null) {
-                    Files.writeString(csv, report.csv(), StandardCharsets.UTF_8);
-                }
-                if (plot != null) {
-                    String what = String.format(Locale.ROOT, "%s, %d messages per run", seeds == 1 ? "seed " + first
-                            : seeds + " seeds, mean and 95% CI", messages);
-                    Files.writeString(plot, report.figure(what).svg(), StandardCharsets.UTF_8);
-                }
-            } catch (IOException e) {
-                err.println("rnic experiment loss: cannot write: " + e.getMessage());
-                return 1;
+            boolean written = csv == null || write(csv, report.csv());
+            if (plot != null) {
+                String what = String.format(Locale.ROOT, "%s, %d messages per run", seeds == 1 ? "seed " + first
+                        : seeds + " seeds, mean and 95% CI", messages);
+                written &= write(plot, report.figure(what).svg());
             }
-            return 0;
+            return written ? 0 : 1;
+        }
+
+        /** Writes {@code text} to {@code file}, or says on standard error why it could not. */
+        private boolean write(Path file, String text) {
+            try {
+                Files.writeString(file, text, StandardCharsets.UTF_8);
+                return true;
+            } catch (IOException e) {
+                String why = e instanceof NoSuchFileException ? "no such directory"
+                        : e instanceof AccessDeniedException ? "permission denied" : String.valueOf(e.getMessage());
+                err.println("rnic experiment loss: cannot write " + file + ": " + why);
+                return false;
+            }
         }
     }
 

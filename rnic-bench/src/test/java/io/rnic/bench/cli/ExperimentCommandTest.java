@@ -170,6 +170,11 @@ class ExperimentCommandTest {
         assertEquals(2, run.status());
         assertTrue(run.err().contains("--plot draws goodput against loss on a logarithmic axis"), run.err());
         assertEquals(2, CliRun.rnic("experiment", "loss", "--seeds", "0").status());
+        Path nowhere = Path.of("no-such-directory-" + System.nanoTime(), "loss.svg");
+        run = CliRun.rnic("experiment", "loss", "--ops", "send4k", "--modes", "sr", "--loss", "0.01", "--messages", "10",
+                "--plot", nowhere.toString());
+        assertEquals(1, run.status());
+        assertTrue(run.err().contains("cannot write " + nowhere + ": no such directory"), run.err());
         assertEquals(2, CliRun.rnic("experiment", "loss", "--messages", "0").status());
     }
 }
