@@ -11,8 +11,11 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code rnic decode FILE...}: prints one line per RoCEv2 packet of pcap / pcapng captures, as
@@ -21,56 +24,44 @@ import java.util.OptionalInt;
  * every packet decoded with a good ICRC, 1 when any was rejected or had a bad ICRC, 2 when a
  * file could not be read (or the command line is wrong).
  */
-public final class DecodeCommand extends ParsedCommand {
-    private static final String PORT = "--port";
-    private static final String IP_ID = "--ip-id";
-    private static final String QUIET = "--quiet";
+@Command(name = "decode", description = {"decode the RoCEv2 packets of pcap/pcapng captures and check their ICRCs", "",
+    """
+        Decodes the RoCEv2 packets (UDP destination port 4791) in pcap or pcapng captures with \
+        the emulator's packet decoder and checks each ICRC over the IP and UDP headers as \
+        captured. Prints one line per packet (frame number, addresses, opcode, BTH fields, \
+        extension headers, payload length, ICRC verdict) and a summary. With several files, \
+        each line starts with the file name. \
+        Link types: Ethernet (with VLAN tags), Linux cooked (SLL, SLL2), raw IP, loopback.""", "",
+    """
+        A sender on an ordinary UDP socket cannot choose the IPv4 identification, so it \
+        computes the ICRC over an assumed one; --ip-id N checks against that assumption \
+        instead of the captured value."""},
+        exitCodeList = {"0:every packet decoded with a good ICRC", "1:a packet was rejected or had a bad ICRC",
+            "2:a file could not be read, or a usage error (an unknown, missing or malformed option or argument)",
+            RnicCommand.INTERNAL_ERROR_LINE})
+public final class DecodeCommand extends RnicCommand {
+    @Option(names = "--port", paramLabel = "N",
+            description = "also treat UDP destination port N as RoCEv2 (repeatable)")
+    List<Integer> ports = new ArrayList<>();
 
-    private final ArgParser parser = new ArgParser("rnic decode", "[options] FILE...")
-            .description("""
-                    Decodes the RoCEv2 packets (UDP destination port 4791) in pcap or pcapng captures with
-                    the emulator's packet decoder and checks each ICRC over the IP and UDP headers as
-                    captured. Prints one line per packet (frame number, addresses, opcode, BTH fields,
-                    extension headers, payload length, ICRC verdict) and a summary. With several files,
-                    each line starts with the file name.
-                    Link types: Ethernet (with VLAN tags), Linux cooked (SLL, SLL2), raw IP, loopback.
+    @Option(names = "--ip-id", paramLabel = "N", description = "check IPv4 ICRCs as if the IP ID were N (decimal or 0x hex)")
+    Integer ipId;
 
-                    A sender on an ordinary UDP socket cannot choose the IPv4 identification, so it
-                    computes the ICRC over an assumed one; --ip-id N checks against that assumption
-                    instead of the captured value.""")
-            .option(null, PORT, "N", "also treat UDP destination port N as RoCEv2 (repeatable)")
-            .option(null, IP_ID, "N", "check IPv4 ICRCs as if the IP ID were N (decimal or 0x hex)")
-            .flag("-q", QUIET, "print only the summary line")
-            .positionals("FILE", 1, Integer.MAX_VALUE)
-            .epilog("""
-                    Exit status: 0 every packet decoded with a good ICRC, 1 a packet was rejected or had a
-                    bad ICRC, 2 a file could not be read or the command line is wrong.""");
+    @Option(names = {"-q", "--quiet"}, description = "print only the summary line")
+    boolean quiet;
 
-    @Override
-    public String name() {
-        return "decode";
-    }
-
-    @Override
-    public String summary() {
-        return "decode the RoCEv2 packets of pcap/pcapng captures and check their ICRCs";
-    }
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "the captures (pcap or pcapng)")
+    List<String> files;
 
     @Override
-    protected ArgParser parser() {
-        return parser;
-    }
-
-    @Override
-    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
+    protected int execute() throws UsageException {
         RoceCaptureDecoder decoder = new RoceCaptureDecoder();
-        for (String port : args.values(PORT)) {
-            decoder.addPort(ParsedArgs.parseInt(PORT, port, 0, 0xFFFF));
+        for (int port : ports) {
+            decoder.addPort(range("--port", port, 0, 0xFFFF));
         }
-        OptionalInt ipId = args.intValue(IP_ID, 0, 0xFFFF);
-        ipId.ifPresent(decoder::assumeIpv4Identification);
-        boolean quiet = args.flag(QUIET);
-        List<String> files = args.positionals();
+        if (ipId != null) {
+            decoder.assumeIpv4Identification(range("--ip-id", ipId, 0, 0xFFFF));
+        }
         boolean prefix = files.size() > 1;
 
         boolean unreadable = false;

@@ -4,10 +4,12 @@ import io.rnic.bench.pingpong.Pingpong;
 import io.rnic.bench.pingpong.PingpongConfig;
 import io.rnic.bench.pingpong.PingpongMode;
 import io.rnic.bench.pingpong.XsrqPingpong;
-import io.rnic.verbs.IcrcPolicy;
 import io.rnic.verbs.PathMtu;
 import java.io.IOException;
-import java.io.PrintStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code rnic pingpong}: rdma-core's {@code ibv_rc_pingpong} on an emulated HCA, or with
@@ -16,56 +18,83 @@ import java.io.PrintStream;
  * exchange over TCP, the same traffic and the same report, so either side can be ours or
  * rdma-core's (reference §11.2, §11.3).
  */
-public final class PingpongCommand extends ParsedCommand {
-    private final ArgParser parser = new ArgParser("rnic pingpong", "[options] [SERVER]")
-            .description("""
-                    Ping-pong SENDs the way rdma-core's libibverbs examples do, interoperable with them (for
-                    example against Linux Soft-RoCE: ibv_rc_pingpong -d rxe0 -g 1). By default it is
-                    ibv_rc_pingpong; --uc, --ud, --srq and --xrc make it ibv_uc_pingpong, ibv_ud_pingpong,
-                    ibv_srq_pingpong and ibv_xsrq_pingpong (XRC; rnic against rnic only: Soft-RoCE has no
-                    XRC). Without SERVER it waits for a client on the TCP port; with SERVER it
-                    connects to it. The HCA binds --ip on UDP port 4791.""")
-            .option(null, "--ip", "A.B.C.D", "address of this emulated HCA (default 127.0.0.2 as server, 127.0.0.3 as client)")
-            .option("-p", "--port", "PORT", "TCP port of the exchange (default 18515)")
-            .option(null, "--transport", "rc|uc|ud|xrc", "the QP type (default rc)")
-            .flag(null, "--uc", "ibv_uc_pingpong (--transport uc)")
-            .flag(null, "--ud", "ibv_ud_pingpong (--transport ud): sizes up to the port MTU, 40-byte GRH area")
-            .flag(null, "--srq", "ibv_srq_pingpong: -q RC QPs sharing one shared receive queue")
-            .flag(null, "--xrc", "ibv_xsrq_pingpong (--transport xrc): XRC initiator and target QPs, one XRC SRQ")
-            .option(null, "--clients", "N", "with --xrc: clients the server waits for (its -c); on a client, that many "
-                    + "client processes sharing this HCA and XRC domain (default 1)")
-            .option("-q", "--num-qp", "NUM", "number of QPs with --srq (default 16, below 256)")
-            .option("-s", "--size", "SIZE", "size of each message (default 4096; 1024 with --ud)")
-            .option("-n", "--iters", "ITERS", "number of exchanges (default 1000; over all QPs with --srq; messages each "
-                    + "way per client, default 5, with --xrc)")
-            .option("-m", "--mtu", "MTU", "path MTU (default 1024; not with --ud)")
-            .option("-r", "--rx-depth", "DEPTH", "number of receives to post at a time (default 500)")
-            .flag("-e", "--events", "sleep on completion-channel events instead of polling")
-            .flag("-c", "--chk", "validate the received buffer")
-            .option(null, "--udp-port", "N", "UDP port of the HCA (default 4791)")
-            .option(null, "--icrc", "POLICY", "strict (default) or accept-unverifiable: use the latter against a kernel "
-                    + "peer, whose IPv4 identification (covered by the ICRC) a UDP socket cannot see")
-            .positionals("SERVER", 0, 1)
-            .epilog("Exit status: 0 all iterations completed, 1 a failure, 2 bad options.");
+@Command(name = "pingpong",
+        description = {"ibv_rc/uc/ud/srq/xsrq_pingpong on an emulated HCA, interoperable with rdma-core's", "",
+    """
+        Ping-pong SENDs the way rdma-core's libibverbs examples do, interoperable with them (for \
+        example against Linux Soft-RoCE: ibv_rc_pingpong -d rxe0 -g 1). By default it is \
+        ibv_rc_pingpong; --uc, --ud, --srq and --xrc make it ibv_uc_pingpong, ibv_ud_pingpong, \
+        ibv_srq_pingpong and ibv_xsrq_pingpong (XRC; rnic against rnic only: Soft-RoCE has no \
+        XRC). Without SERVER it waits for a client on the TCP port; with SERVER it \
+        connects to it. The HCA binds --ip on UDP port 4791.""", "",
+    """
+        Options follow ibv_rc_pingpong and its siblings (-p, -s, -n, -m, -r, -e, -c, and -q of \
+        ibv_srq_pingpong), so that a command line works for either program; --transport and the \
+        other long options are rnic's own, as in every rnic command."""},
+        exitCodeList = {"0:all iterations completed", "1:a failure (including the refusals the C program makes)",
+            RnicCommand.USAGE_ERROR_LINE, RnicCommand.INTERNAL_ERROR_LINE})
+public final class PingpongCommand extends RnicCommand {
+    @Mixin
+    Mixins.Ip ip;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "PORT", defaultValue = "18515", converter = Mixins.Port.class,
+            description = "TCP port of the exchange (default: ${DEFAULT-VALUE})")
+    int tcpPort;
+
+    @Mixin
+    Mixins.Transport transport;
+
+    @Option(names = "--uc", description = "ibv_uc_pingpong (--transport uc)")
+    boolean uc;
+
+    @Option(names = "--ud", description = "ibv_ud_pingpong (--transport ud): sizes up to the port MTU, 40-byte GRH area")
+    boolean ud;
+
+    @Option(names = "--srq", description = "ibv_srq_pingpong: -q RC QPs sharing one shared receive queue")
+    boolean srq;
+
+    @Option(names = "--xrc", description = "ibv_xsrq_pingpong (--transport xrc): XRC initiator and target QPs, one XRC SRQ")
+    boolean xrc;
+
+    @Option(names = "--clients", paramLabel = "N", description = "with --xrc: clients the server waits for (its -c); on a "
+            + "client, that many client processes sharing this HCA and XRC domain (default 1)")
+    Integer clients;
+
+    @Option(names = {"-q", "--num-qp"}, paramLabel = "NUM", description = "number of QPs with --srq (default 16, below 256)")
+    Integer numQp;
+
+    @Option(names = {"-s", "--size"}, paramLabel = "SIZE", description = "size of each message (default 4096; 1024 with --ud)")
+    Integer size;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "ITERS", description = "number of exchanges (default 1000; over all QPs "
+            + "with --srq; messages each way per client, default 5, with --xrc)")
+    Integer iters;
+
+    @Option(names = {"-m", "--mtu"}, paramLabel = "MTU", description = "path MTU (default 1024; not with --ud)")
+    Integer mtu;
+
+    @Option(names = {"-r", "--rx-depth"}, paramLabel = "DEPTH", defaultValue = "500",
+            description = "number of receives to post at a time (default: ${DEFAULT-VALUE})")
+    int rxDepth;
+
+    @Option(names = {"-e", "--events"}, description = "sleep on completion-channel events instead of polling")
+    boolean events;
+
+    @Option(names = {"-c", "--chk"}, description = "validate the received buffer")
+    boolean chk;
+
+    @Mixin
+    Mixins.UdpPort udpPort;
+
+    @Mixin
+    Mixins.Icrc icrc;
+
+    @Parameters(paramLabel = "SERVER", arity = "0..1", description = "the server to connect to; none: be the server")
+    String server;
 
     @Override
-    public String name() {
-        return "pingpong";
-    }
-
-    @Override
-    public String summary() {
-        return "ibv_rc/uc/ud/srq/xsrq_pingpong on an emulated HCA, interoperable with rdma-core's";
-    }
-
-    @Override
-    protected ArgParser parser() {
-        return parser;
-    }
-
-    @Override
-    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
-        PingpongConfig config = config(args, err);
+    protected int execute() throws UsageException {
+        PingpongConfig config = config();
         if (config == null) {
             return 1;
         }
@@ -82,26 +111,23 @@ public final class PingpongCommand extends ParsedCommand {
     }
 
     /** The run the options describe; {@code null} after printing a program's own refusal. */
-    static PingpongConfig config(ParsedArgs args, PrintStream err) throws UsageException {
-        PingpongMode mode = mode(args);
-        String server = args.positionals().isEmpty() ? null : args.positionals().get(0);
-        String ip = args.has("--ip") ? args.value("--ip") : server == null ? "127.0.0.2" : "127.0.0.3";
-        int tcpPort = args.intValue("--port", 1, 65535).orElse(18515);
-        int size = args.intValue("--size", 1, 1 << 24).orElse(mode.defaultSize());
-        int iters = args.intValue("--iters", 1, Integer.MAX_VALUE).orElse(mode == PingpongMode.XRC ? 5 : 1000);
-        int rxDepth = args.intValue("--rx-depth", 1, 1 << 15).orElse(500);
-        int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
-        if (args.has("--num-qp") && mode != PingpongMode.SRQ) {
+    PingpongConfig config() throws UsageException {
+        PingpongMode mode = mode();
+        String ip = this.ip.ip != null ? this.ip.ip : server == null ? "127.0.0.2" : "127.0.0.3";
+        int size = range("--size", this.size, 1, 1 << 24, mode.defaultSize());
+        int iters = range("--iters", this.iters, 1, Integer.MAX_VALUE, mode == PingpongMode.XRC ? 5 : 1000);
+        int rxDepth = range("--rx-depth", this.rxDepth, 1, 1 << 15);
+        if (numQp != null && mode != PingpongMode.SRQ) {
             throw new UsageException("-q is ibv_srq_pingpong's option: add --srq");
         }
-        if (args.has("--mtu") && mode == PingpongMode.UD) {
+        if (mtu != null && mode == PingpongMode.UD) {
             throw new UsageException("ibv_ud_pingpong has no -m: a datagram is at most the port MTU");
         }
-        if (args.has("--clients") && mode != PingpongMode.XRC) {
+        if (clients != null && mode != PingpongMode.XRC) {
             throw new UsageException("--clients is ibv_xsrq_pingpong's -c: add --xrc");
         }
-        int numQp = mode == PingpongMode.SRQ ? args.intValue("--num-qp", 1, Integer.MAX_VALUE).orElse(16)
-                : mode == PingpongMode.XRC ? args.intValue("--clients", 1, 255).orElse(1) : 1;
+        int numQp = mode == PingpongMode.SRQ ? range("--num-qp", this.numQp, 1, Integer.MAX_VALUE, 16)
+                : mode == PingpongMode.XRC ? range("--clients", clients, 1, 255, 1) : 1;
         if (numQp > rxDepth) {
             err.printf("rx_depth %d is too small for %d QPs -- must have at least one receive per QP.%n", rxDepth, numQp);
             return null;
@@ -112,46 +138,41 @@ public final class PingpongCommand extends ParsedCommand {
         }
         PathMtu mtu;
         try {
-            mtu = PathMtu.ofBytes(args.intValue("--mtu", 256, 4096).orElse(1024));
+            mtu = PathMtu.ofBytes(range("--mtu", this.mtu, 256, 4096, 1024));
         } catch (IllegalArgumentException e) {
             throw new UsageException("--mtu must be 256, 512, 1024, 2048 or 4096");
         }
-        IcrcPolicy icrc = WireOptions.icrc(args);
-        return new PingpongConfig(mode, server, ip, tcpPort, udpPort, size, iters, rxDepth, numQp, mtu,
-                args.flag("--events"), args.flag("--chk"), icrc);
+        return new PingpongConfig(mode, server, ip, tcpPort, udpPort.udpPort, size, iters, rxDepth, numQp, mtu,
+                events, chk, icrc.policy());
     }
 
     /** --transport, or the aliases that mirror the program names. */
-    private static PingpongMode mode(ParsedArgs args) throws UsageException {
-        String transport = args.has("--transport") ? args.value("--transport") : null;
-        int aliases = (args.flag("--uc") ? 1 : 0) + (args.flag("--ud") ? 1 : 0) + (args.flag("--srq") ? 1 : 0)
-                + (args.flag("--xrc") ? 1 : 0);
-        if (aliases > 1 || (aliases == 1 && transport != null && !transport.equals(args.flag("--uc") ? "uc"
-                : args.flag("--ud") ? "ud" : args.flag("--xrc") ? "xrc" : "rc"))) {
+    private PingpongMode mode() throws UsageException {
+        Choices.QpKind given = transport.transport;
+        int aliases = (uc ? 1 : 0) + (ud ? 1 : 0) + (srq ? 1 : 0) + (xrc ? 1 : 0);
+        Choices.QpKind alias = uc ? Choices.QpKind.UC : ud ? Choices.QpKind.UD : xrc ? Choices.QpKind.XRC : Choices.QpKind.RC;
+        if (aliases > 1 || (aliases == 1 && given != null && given != alias)) {
             throw new UsageException("choose one of --transport, --uc, --ud, --srq and --xrc (--srq is RC)");
         }
-        if (args.flag("--xrc")) {
+        if (xrc) {
             return PingpongMode.XRC;
         }
-        if (args.flag("--srq")) {
+        if (srq) {
             return PingpongMode.SRQ;
         }
-        if (args.flag("--uc")) {
+        if (uc) {
             return PingpongMode.UC;
         }
-        if (args.flag("--ud")) {
+        if (ud) {
             return PingpongMode.UD;
         }
-        if (transport == null) {
-            return PingpongMode.RC;
-        }
-        return switch (transport) {
-            case "rc" -> PingpongMode.RC;
-            case "uc" -> PingpongMode.UC;
-            case "ud" -> PingpongMode.UD;
-            case "xrc" -> PingpongMode.XRC;
+        return switch (given == null ? Choices.QpKind.RC : given) {
+            case RC -> PingpongMode.RC;
+            case UC -> PingpongMode.UC;
+            case UD -> PingpongMode.UD;
+            case XRC -> PingpongMode.XRC;
             default -> throw new UsageException("pingpong's --transport must be rc, uc, ud or xrc (rd has no libibverbs "
-                    + "example), not " + transport);
+                    + "example), not " + given);
         };
     }
 }

@@ -2,59 +2,86 @@ package io.rnic.bench.cli;
 
 import io.rnic.bench.rdmacm.Rping;
 import io.rnic.bench.rdmacm.RpingConfig;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code rnic rping}: rdma-core's {@code rping} on an emulated HCA, connecting through the
  * connection manager (rdma_cm over QP1), interoperable with rdma-core's in both roles.
  */
-public final class RpingCommand extends ParsedCommand {
-    private final ArgParser parser = new ArgParser("rnic rping", "-s|-c [options]")
-            .description("""
-                    rdma-core's rping: a client and a server connect through rdma_cm (REQ/REP/RTU on QP1) and
-                    ping with SEND, RDMA READ and RDMA WRITE, interoperable with rping (for example against
-                    Linux Soft-RoCE). The server binds -a (its HCA's address unless --ip says otherwise); the
-                    client connects to -a from --ip (or -I).""")
-            .flag("-s", "--server", "server side")
-            .flag("-c", "--client", "client side")
-            .option("-a", "--addr", "ADDR", "the server's address")
-            .option("-I", "--source", "ADDR", "the client's source address (its HCA's, unless --ip is given)")
-            .option("-p", "--port", "PORT", "rdma_cm port (default 7174)")
-            .option("-C", "--count", "COUNT", "ping count (default 0: until interrupted)")
-            .option("-S", "--size", "SIZE", "ping data size (default 64, " + RpingConfig.MIN_SIZE + " to "
+@Command(name = "rping", description = {"rdma-core's rping over rdma_cm on an emulated HCA, interoperable with rping", "",
+    """
+        rdma-core's rping: a client and a server connect through rdma_cm (REQ/REP/RTU on QP1) and \
+        ping with SEND, RDMA READ and RDMA WRITE, interoperable with rping (for example against \
+        Linux Soft-RoCE). The server binds -a (its HCA's address unless --ip says otherwise); the \
+        client connects to -a from --ip (or -I).""", "",
+    """
+        Options follow rping's: -s and -c choose the side, -a is the server's address, -C the count \
+        and -S the size (not -n and -s as in the ibv_*_pingpong programs); the long options after \
+        them are rnic's own."""},
+        exitCodeList = {"0:every ping done (a server: its client disconnected)", "1:a failure", RnicCommand.USAGE_ERROR_LINE,
+            RnicCommand.INTERNAL_ERROR_LINE})
+public final class RpingCommand extends RnicCommand {
+    @Option(names = {"-s", "--server"}, description = "server side")
+    boolean server;
+
+    @Option(names = {"-c", "--client"}, description = "client side")
+    boolean client;
+
+    @Option(names = {"-a", "--addr"}, paramLabel = "ADDR", description = "the server's address")
+    String addr;
+
+    @Option(names = {"-I", "--source"}, paramLabel = "ADDR",
+            description = "the client's source address (its HCA's, unless --ip is given)")
+    String source;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "PORT", defaultValue = "7174",
+            description = "rdma_cm port (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = {"-C", "--count"}, paramLabel = "COUNT", defaultValue = "0",
+            description = "ping count (default: ${DEFAULT-VALUE}: until interrupted)")
+    int count;
+
+    @Option(names = {"-S", "--size"}, paramLabel = "SIZE", defaultValue = "64",
+            description = "ping data size (default: ${DEFAULT-VALUE}; " + RpingConfig.MIN_SIZE + " to "
                     + RpingConfig.MAX_SIZE + ")")
-            .flag("-v", "--verbose", "display ping data to stdout")
-            .flag("-V", "--validate", "validate ping data")
-            .flag("-d", "--debug", "debug printfs")
-            .flag("-P", "--persistent", "persistent server (not supported)")
-            .flag("-q", "--self-qp", "self-created, self-modified QP (the same here: the ID's QP is the application's)")
-            .option(null, "--ip", "A.B.C.D", "address of this emulated HCA (default: -a on a server, -I or 127.0.0.3 on a "
-                    + "client)")
-            .option(null, "--udp-port", "N", "UDP port of the HCA (default 4791)")
-            .option(null, "--icrc", "POLICY", "strict (default) or accept-unverifiable (against a kernel peer)")
-            .option(null, "--pcap", "FILE", "capture this HCA's packets to FILE (check it with rnic decode)")
-            .epilog("Exit status: 0 every ping done (a server: its client disconnected), 1 a failure, 2 bad options.");
+    int size;
+
+    @Option(names = {"-v", "--verbose"}, description = "display ping data to stdout")
+    boolean verbose;
+
+    @Option(names = {"-V", "--validate"}, description = "validate ping data")
+    boolean validate;
+
+    @Option(names = {"-d", "--debug"}, description = "debug printfs")
+    boolean debug;
+
+    @Option(names = {"-P", "--persistent"}, description = "persistent server (not supported)")
+    boolean persistent;
+
+    @Option(names = {"-q", "--self-qp"},
+            description = "self-created, self-modified QP (the same here: the ID's QP is the application's)")
+    boolean selfQp;
+
+    @Mixin
+    Mixins.Ip ip;
+
+    @Mixin
+    Mixins.UdpPort udpPort;
+
+    @Mixin
+    Mixins.Icrc icrc;
+
+    @Mixin
+    Mixins.Pcap pcap;
 
     @Override
-    public String name() {
-        return "rping";
-    }
-
-    @Override
-    public String summary() {
-        return "rdma-core's rping over rdma_cm on an emulated HCA, interoperable with rping";
-    }
-
-    @Override
-    protected ArgParser parser() {
-        return parser;
-    }
-
-    @Override
-    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
-        RpingConfig config = config(args);
+    protected int execute() throws UsageException {
+        RpingConfig config = config();
         try {
             return new Rping(config, out, err).run();
         } catch (RuntimeException e) {
@@ -66,29 +93,26 @@ public final class RpingCommand extends ParsedCommand {
         }
     }
 
-    static RpingConfig config(ParsedArgs args) throws UsageException {
-        boolean server = args.flag("--server");
-        if (server == args.flag("--client")) {
+    RpingConfig config() throws UsageException {
+        if (server == client) {
             throw new UsageException("choose -s (server) or -c (client)");
         }
-        if (args.flag("--persistent")) {
+        if (persistent) {
             throw new UsageException("-P (persistent server) is not supported");
         }
-        if (!server && !args.has("--addr")) {
+        if (!server && addr == null) {
             throw new UsageException("a client needs -a, the server's address");
         }
-        InetAddress address = address(args.has("--addr") ? args.value("--addr") : "0.0.0.0");
-        InetAddress source = args.has("--source") ? address(args.value("--source")) : null;
-        String ip = args.has("--ip") ? args.value("--ip")
+        InetAddress address = address(addr != null ? addr : "0.0.0.0");
+        InetAddress source = this.source != null ? address(this.source) : null;
+        String ip = this.ip.ip != null ? this.ip.ip
                 : server ? (address.isAnyLocalAddress() ? "127.0.0.2" : address.getHostAddress())
                 : source != null ? source.getHostAddress() : "127.0.0.3";
-        int port = args.intValue("--port", 0, 65535).orElse(7174);
-        int count = args.intValue("--count", 0, Integer.MAX_VALUE).orElse(0);
-        int size = args.intValue("--size", RpingConfig.MIN_SIZE, RpingConfig.MAX_SIZE).orElse(64);
-        int udpPort = args.intValue("--udp-port", 1, 65535).orElse(4791);
-        return new RpingConfig(server, address, source, ip, port, count, size, args.flag("--verbose"),
-                args.flag("--validate"), args.flag("--debug"), udpPort, WireOptions.icrc(args),
-                args.has("--pcap") ? java.nio.file.Path.of(args.value("--pcap")) : null);
+        int port = range("--port", this.port, 0, 65535);
+        int count = range("--count", this.count, 0, Integer.MAX_VALUE);
+        int size = range("--size", this.size, RpingConfig.MIN_SIZE, RpingConfig.MAX_SIZE);
+        return new RpingConfig(server, address, source, ip, port, count, size, verbose, validate, debug,
+                udpPort.udpPort, icrc.policy(), pcap.pcap);
     }
 
     private static InetAddress address(String text) throws UsageException {

@@ -7,83 +7,91 @@ import io.rnic.bench.soak.MixedWorkload;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RcOptions;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.util.Map;
 import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code rnic soak}: a long run of the mixed RC workload (SEND, WRITE, READ, CMP_SWAP, ATOMIC WRITE, FLUSH,
  * FETCH_ADD) through seeded faults, every byte and completion verified.
  */
-public final class SoakCommand extends ParsedCommand {
-    private final ArgParser parser = new ArgParser("rnic soak", "[options]")
-            .description("""
-                    Runs N mixed RC (or XRC) operations (SEND, RDMA WRITE, RDMA READ, CMP_SWAP, FETCH_ADD, ATOMIC WRITE,
-                    FLUSH; single- and
-                    multi-packet) 32 deep between two emulated HCAs, through seeded loss, reordering,
-                    duplication and corruption, verifies every byte and completion and that every FETCH_ADD
-                    executed exactly once, and prints the retransmission, duplicate, NAK and RNR counters.
-                    The defaults are the issue's soak: 10^6 operations, 5% loss, 5% reorder, 1% duplicates,
-                    0.1% corruption, on the simulated network.""")
-            .option("-n", "--ops", "N", "operations (default 1000000)")
-            .option(null, "--wire", "sim|udp", "the simulated network (default) or UDP on loopback")
-            .option(null, "--ip-a", "ADDR", "first HCA address for --wire udp (default 127.0.0.2)")
-            .option(null, "--ip-b", "ADDR", "second HCA address for --wire udp (default 127.0.0.3)")
-            .option(null, "--seed", "N", "seed of the workload and the faults (default 1)")
-            .option(null, "--transport", "rc|xrc|rd", "RC QPs (default), an XRC initiator and a target QP delivering to "
-                    + "an XRC SRQ, or RD QPs through a pair of EE contexts (WRITEs instead of ATOMIC WRITE and FLUSH)")
-            .option(null, "--timeout", "T", "local ACK timeout exponent (default 10 on sim, 14 on udp)")
-            .option(null, RecoveryOption.NAME, RecoveryOption.VALUES, RecoveryOption.HELP)
-            .option(null, "--loss", "P", "drop probability (default 0.05)")
-            .option(null, "--reorder", "P", "reorder probability (default 0.05)")
-            .option(null, "--dup", "P", "duplicate probability (default 0.01)")
-            .option(null, "--corrupt", "P", "corruption probability (default 0.001)")
-            .epilog("Exit status: 0 every operation verified, 1 a check failed, 2 bad options.");
-
-    @Override
-    public String name() {
-        return "soak";
-    }
-
-    @Override
-    public String summary() {
-        return "run a long verified mixed RC workload through seeded network faults";
-    }
-
-    @Override
-    protected ArgParser parser() {
-        return parser;
-    }
-
-    @Override
-    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
-        long ops = args.has("--ops") ? ParsedArgs.parseInt("--ops", args.value("--ops"), 1, Integer.MAX_VALUE) : 1_000_000;
-        String wire = args.has("--wire") ? args.value("--wire") : "sim";
-        if (!wire.equals("sim") && !wire.equals("udp")) {
-            throw new UsageException("--wire must be sim or udp, not " + wire);
+@Command(name = "soak", description = {"run a long verified mixed RC workload through seeded network faults", "",
+    """
+        Runs N mixed RC (or XRC, or RD) operations (SEND, RDMA WRITE, RDMA READ, CMP_SWAP, FETCH_ADD, \
+        ATOMIC WRITE, FLUSH; single- and multi-packet) 32 deep between two emulated HCAs, through \
+        seeded loss, reordering, duplication and corruption, verifies every byte and completion and \
+        that every FETCH_ADD executed exactly once, and prints the retransmission, duplicate, NAK \
+        and RNR counters. The defaults are a long soak: 10^6 operations, 5%% loss, 5%% reordering, \
+        1%% duplicates, 0.1%% corruption, on the simulated network.""", "",
+    """
+        --transport takes rc (default), xrc (an XRC initiator and a target QP delivering to an XRC \
+        SRQ) or rd (RD QPs through a pair of EE contexts; WRITEs instead of ATOMIC WRITE and FLUSH): \
+        the transports that retransmit. Both HCAs live in this one process, so their addresses are \
+        --ip-a and --ip-b."""},
+        defaultValueProvider = SoakCommand.Defaults.class,
+        exitCodeList = {"0:every operation verified", "1:a check failed", RnicCommand.USAGE_ERROR_LINE, RnicCommand.INTERNAL_ERROR_LINE})
+public final class SoakCommand extends RnicCommand {
+    /** soak's defaults for shared options: the simulated network, and faults on. */
+    static final class Defaults extends CommandDefaults {
+        Defaults() {
+            super(Map.of("--wire", "sim", "--loss", "0.05", "--reorder", "0.05", "--dup", "0.01", "--corrupt", "0.001"));
         }
-        boolean udp = wire.equals("udp");
-        long seed = args.intValue("--seed", 0, Integer.MAX_VALUE).orElse(1);
-        int timeout = args.intValue("--timeout", 1, 31).orElse(udp ? 14 : 10);
-        FaultSpec given = FaultOptions.parse(args, udp);
-        FaultSpec faults = new FaultSpec(args.has("--loss") ? given.loss() : 0.05, args.has("--reorder") ? given.reorder() : 0.05,
-                args.has("--dup") ? given.duplicate() : 0.01, args.has("--corrupt") ? given.corrupt() : 0.001,
-                given.reorderDelayNanos());
-        String transport = args.has("--transport") ? args.value("--transport") : "rc";
-        QpType type = switch (transport) {
-            case "rc" -> QpType.RC;
-            case "xrc" -> QpType.XRC_SEND;
-            case "rd" -> QpType.RD;
+    }
+
+    @Option(names = {"-n", "--ops"}, paramLabel = "N", defaultValue = "1000000",
+            description = "operations (default: ${DEFAULT-VALUE})")
+    int ops;
+
+    @Mixin
+    Mixins.Wire wire;
+
+    @Option(names = "--ip-a", paramLabel = "ADDR",
+            description = "first HCA's address (default 127.0.0.2 over UDP, 10.0.0.2 on the simulated network)")
+    String ipA;
+
+    @Option(names = "--ip-b", paramLabel = "ADDR",
+            description = "second HCA's address (default 127.0.0.3 over UDP, 10.0.0.3 on the simulated network)")
+    String ipB;
+
+    @Mixin
+    Mixins.Seed seed;
+
+    @Mixin
+    Mixins.Transport transport;
+
+    @Option(names = "--timeout", paramLabel = "T",
+            description = "local ACK timeout exponent, 4.096 us x 2^T (default 10 on sim, 14 on udp)")
+    Integer timeout;
+
+    @Mixin
+    Mixins.Recovery recoveryOption;
+
+    @Mixin
+    Mixins.Faults faultOptions;
+
+    @Override
+    protected int execute() throws UsageException {
+        long ops = range("--ops", this.ops, 1, Integer.MAX_VALUE);
+        boolean udp = wire.udp();
+        long seed = this.seed.seed;
+        int timeout = range("--timeout", this.timeout, 1, 31, udp ? 14 : 10);
+        FaultSpec faults = faultOptions.spec(udp);
+        Choices.QpKind kind = transport.or(Choices.QpKind.RC);
+        QpType type = switch (kind) {
+            case RC, XRC, RD -> kind.type();
             default -> throw new UsageException("soak's --transport must be rc, xrc or rd (the transports that retransmit), "
-                    + "not " + transport);
+                    + "not " + kind);
         };
-        String ipA = args.has("--ip-a") ? args.value("--ip-a") : udp ? "127.0.0.2" : "10.0.0.2";
-        String ipB = args.has("--ip-b") ? args.value("--ip-b") : udp ? "127.0.0.3" : "10.0.0.3";
-        out.printf("rnic soak: %d %s operations over %s, %s, seed %d, timeout %d%n", ops, transport.toUpperCase(),
+        String ipA = this.ipA != null ? this.ipA : udp ? "127.0.0.2" : "10.0.0.2";
+        String ipB = this.ipB != null ? this.ipB : udp ? "127.0.0.3" : "10.0.0.3";
+        out.printf("rnic soak: %d %s operations over %s, %s, seed %d, timeout %d%n", ops, kind.toString().toUpperCase(),
                 udp ? "UDP" : "the simulated network", faults, seed, timeout);
-        io.rnic.verbs.LossRecovery recovery = RecoveryOption.parse(args);
+        io.rnic.verbs.LossRecovery recovery = recoveryOption.recovery();
         if (recovery != io.rnic.verbs.LossRecovery.GO_BACK_N) {
             if (type != QpType.RC) {
-                throw new UsageException(RecoveryOption.NAME + " is RC's: --transport " + transport + " keeps go-back-N");
+                throw new UsageException("--loss-recovery is RC's: --transport " + kind + " keeps go-back-N");
             }
             out.println("loss recovery: " + recovery);
         }

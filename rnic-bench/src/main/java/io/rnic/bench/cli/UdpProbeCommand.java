@@ -17,9 +17,10 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code rnic udp-probe}: how many RoCEv2-sized datagrams per second the UDP path of this
@@ -27,46 +28,49 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link SegmentedDatagramPacket}) with GRO on the receiver. A measurement tool for deciding
  * whether the UDP wire should batch with GSO; it does not use the emulator.
  */
-public final class UdpProbeCommand extends ParsedCommand {
-    private final ArgParser parser = new ArgParser("rnic udp-probe", "[options]")
-            .description("""
-                    Sends datagrams of SIZE bytes from 127.0.0.2 to 127.0.0.3 for a few seconds with native
-                    epoll, first one datagram per write, then in GSO batches of SEGMENTS (the kernel splits
-                    them) with UDP_GRO on the receiver, and prints datagrams/s and Gb/s received.""")
-            .option("-s", "--size", "SIZE", "datagram payload (default 1068: a 1024-byte RoCEv2 packet with headers)")
-            .option(null, "--segments", "N", "datagrams per GSO write (default 32)")
-            .option(null, "--seconds", "N", "seconds per mode (default 3)")
-            .option(null, "--port", "N", "UDP port (default 14791)")
-            .flag(null, "--latency", "instead: the raw UDP round trip of a 64-byte datagram between two threads, "
-                    + "busy-polling and blocking (p50 in microseconds), the ceilings of rnic perf's *_lat")
-            .option("-n", "--iters", "N", "round trips per mode with --latency (default 100000)");
+@Command(name = "udp-probe", description = {"measure loopback UDP datagram rates with and without GSO/GRO", "",
+    """
+        Sends datagrams of SIZE bytes from 127.0.0.2 to 127.0.0.3 for a few seconds with native \
+        epoll, first one datagram per write, then in GSO batches of SEGMENTS (the kernel splits \
+        them) with UDP_GRO on the receiver, and prints datagrams/s and Gb/s received. It measures \
+        the machine, not the emulator: the ceiling to compare rnic's UDP wire with. Its --port is \
+        the UDP port of the probe's own sockets."""},
+        exitCodeList = {"0:measured", "1:a measurement failed", "2:a usage error, or native epoll is not available",
+            RnicCommand.INTERNAL_ERROR_LINE})
+public final class UdpProbeCommand extends RnicCommand {
+    @Option(names = {"-s", "--size"}, paramLabel = "SIZE", defaultValue = "1068",
+            description = "datagram payload (default: ${DEFAULT-VALUE}: a 1024-byte RoCEv2 packet with headers)")
+    int size;
+
+    @Option(names = "--segments", paramLabel = "N", defaultValue = "32",
+            description = "datagrams per GSO write (default: ${DEFAULT-VALUE})")
+    int segments;
+
+    @Option(names = "--seconds", paramLabel = "N", defaultValue = "3", description = "seconds per mode (default: ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(names = "--port", paramLabel = "N", defaultValue = "14791", converter = Mixins.Port.class,
+            description = "UDP port (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--latency", description = "instead: the raw UDP round trip of a 64-byte datagram between two threads, "
+            + "busy-polling and blocking (p50 in microseconds), the ceilings of rnic perf's *_lat")
+    boolean latency;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "100000",
+            description = "round trips per mode with --latency (default: ${DEFAULT-VALUE})")
+    int iters;
 
     @Override
-    public String name() {
-        return "udp-probe";
-    }
-
-    @Override
-    public String summary() {
-        return "measure loopback UDP datagram rates with and without GSO/GRO";
-    }
-
-    @Override
-    protected ArgParser parser() {
-        return parser;
-    }
-
-    @Override
-    protected int execute(ParsedArgs args, PrintStream out, PrintStream err) throws UsageException {
-        int size = args.intValue("--size", 16, 8192).orElse(1068);
-        int segments = args.intValue("--segments", 1, 64).orElse(32);
-        int seconds = args.intValue("--seconds", 1, 60).orElse(3);
-        int port = args.intValue("--port", 1, 65535).orElse(14791);
+    protected int execute() throws UsageException {
+        int size = range("--size", this.size, 16, 8192);
+        int segments = range("--segments", this.segments, 1, 64);
+        int seconds = range("--seconds", this.seconds, 1, 60);
         if ((long) size * segments > 65_507) {
             throw new UsageException("SIZE x SEGMENTS must fit one UDP datagram (65507 bytes): " + size + " x " + segments);
         }
-        if (args.flag("--latency")) {
-            int iters = args.intValue("--iters", 100, Integer.MAX_VALUE).orElse(100_000);
+        if (latency) {
+            int iters = range("--iters", this.iters, 100, Integer.MAX_VALUE);
             try {
                 for (boolean spin : new boolean[] {true, false}) {
                     long[] rtt = roundTrips(spin, iters, port);

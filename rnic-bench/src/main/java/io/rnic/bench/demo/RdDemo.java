@@ -19,7 +19,7 @@ import java.io.PrintStream;
 import java.nio.ByteOrder;
 
 /**
- * The demo's scenario for reliable datagram service (seed 001 §9.7.8): two RD QPs on node A send
+ * The demo's scenario for reliable datagram service (IBA 9.7.8): two RD QPs on node A send
  * through one shared EE context to two RD QPs on node B. Every operation RD carries, each
  * checked byte for byte and completion for completion; both QPs' messages interleaved on the one
  * context; an RNR NAK that suspends one QP's message while the other's goes through; and a

@@ -19,7 +19,7 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
- * The demo's scenario for XRC (seed 001 §9.7.9): node B runs two "processes", each with its own
+ * The demo's scenario for XRC (IBA 9.7.9): node B runs two "processes", each with its own
  * PD, memory, CQ and XRC SRQ in B's XRC domain; node A's one initiator QP reaches both through
  * one target QP. Every operation of the connected demo runs against process 1; then SENDs,
  * WRITE and READ against process 2 show its SRQ, PD and CQ are the ones used (o9-114.a7–a9);

@@ -1,45 +1,134 @@
 package io.rnic.bench.experiment;
 
+import io.rnic.bench.plot.Axis;
+import io.rnic.bench.plot.Figure;
+import io.rnic.bench.plot.Interval;
+import io.rnic.bench.plot.Panel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
- * The results of a loss experiment as a table for people, a CSV for scripts and an SVG plot of
+ * The results of a loss experiment as a table for people, a CSV for scripts and an SVG figure of
  * goodput against loss; each a pure function of the results, so a seed gives the same bytes.
+ *
+ * <p>A point is one (mode, operation, loss) combination, run with one or more seeds. With one
+ * seed per point the table shows each run; with several it shows each point's mean and the
+ * half-width of its 95 % confidence interval (Student's t), and the figure draws the interval as
+ * an error bar. The CSV always has one row per run (mode, operation, loss, seed), so that a
+ * script can aggregate as it likes.
  */
 public final class ExperimentReport {
-    /** The CSV's header row. */
-    public static final String CSV_HEADER = "mode,op,loss,goodput_fraction,packets_sent,retransmissions_per_loss,p50_us,p99_us";
+    /** The CSV's header row: one row per run; {@code seed} last, so the older columns keep their places. */
+    public static final String CSV_HEADER = "mode,op,loss,goodput_fraction,packets_sent,retransmissions_per_loss,p50_us,"
+            + "p99_us,seed";
 
-    /** A result with its goodput as a fraction of the same mode's and operation's lossless run. */
-    public record Row(LossExperiment.Result result, double goodputFraction) { }
+    /**
+     * One run, with its goodput as a fraction of the lossless run of the same mode, operation and
+     * seed.
+     *
+     * @param result          the run's numbers
+     * @param goodputFraction goodput over the lossless run's
+     * @param seed            the run's seed
+     */
+    public record Row(LossExperiment.Result result, double goodputFraction, long seed) { }
 
-    private final List<Row> rows = new ArrayList<>();
+    /** The runs of one (operation, mode, loss) point. */
+    private record Key(LossExperiment.Op op, LossExperiment.Mode mode, double loss) { }
 
-    public void add(LossExperiment.Result r, LossExperiment.Result lossless) {
-        rows.add(new Row(r, lossless.goodput() == 0 ? 0 : r.goodput() / lossless.goodput()));
+    private final Map<Key, List<Row>> points = new LinkedHashMap<>();
+
+    /**
+     * Adds a run.
+     *
+     * @param r        the run
+     * @param lossless the lossless run of the same mode, operation and seed (its goodput is 1.0)
+     * @param seed     the seed both ran with
+     */
+    public void add(LossExperiment.Result r, LossExperiment.Result lossless, long seed) {
+        Row row = new Row(r, lossless.goodput() == 0 ? 0 : r.goodput() / lossless.goodput(), seed);
+        points.computeIfAbsent(new Key(r.op(), r.mode(), r.loss()), k -> new ArrayList<>()).add(row);
     }
 
+    /** Every run, point by point (operation, mode, loss, in the order first added), seeds in order. */
     public List<Row> rows() {
-        return rows;
+        List<Row> all = new ArrayList<>();
+        points.values().forEach(all::addAll);
+        return all;
     }
 
-    /** The table, one row per mode × operation × loss. */
+    /** The most seeds any point has. */
+    private int seedsPerPoint() {
+        return points.values().stream().mapToInt(List::size).max().orElse(0);
+    }
+
+    /**
+     * The table: one row per run with one seed per point, else one row per point of means and
+     * 95 % half-widths, written {@code mean +- half-width} (ASCII, for any terminal's charset).
+     */
     public String table() {
+        return (seedsPerPoint() > 1 ? meanTable() : runTable()) + perMode();
+    }
+
+    private String runTable() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%-8s %-9s %7s %11s %9s %9s %7s %9s %8s %10s %10s%n", "mode", "op", "loss",
                 "goodput", "fraction", "packets", "lost", "retx/loss", "timeouts", "p50[us]", "p99[us]"));
-        for (Row row : rows) {
+        for (Row row : rows()) {
             LossExperiment.Result r = row.result();
             sb.append(String.format(Locale.ROOT, "%-8s %-9s %7s %6.2f Gb/s %9.3f %9d %7d %9.2f %8d %10.1f %10.1f%n",
                     r.mode().label(), r.op().label(), loss(r.loss()), r.goodput() * 8 / 1e9, row.goodputFraction(),
                     r.packetsSent(), r.lost(), r.retransmissionsPerLoss(), r.timeouts(), r.p50Micros(), r.p99Micros()));
         }
-        sb.append(perMode());
         return sb.toString();
+    }
+
+    private String meanTable() {
+        List<String[]> cells = new ArrayList<>();
+        cells.add(new String[] {"mode", "op", "loss", "goodput[Gb/s]", "fraction", "packets", "lost", "retx/loss", "timeouts",
+            "p50[us]", "p99[us]"});
+        for (Map.Entry<Key, List<Row>> e : points.entrySet()) {
+            List<Row> runs = e.getValue();
+            Key k = e.getKey();
+            cells.add(new String[] {k.mode().label(), k.op().label(), loss(k.loss()),
+                pm(interval(runs, r -> r.result().goodput() * 8 / 1e9), "%.2f"), pm(interval(runs, Row::goodputFraction), "%.3f"),
+                String.format(Locale.ROOT, "%.0f", interval(runs, r -> r.result().packetsSent()).mean()),
+                String.format(Locale.ROOT, "%.1f", interval(runs, r -> r.result().lost()).mean()),
+                pm(interval(runs, r -> r.result().retransmissionsPerLoss()), "%.2f"),
+                String.format(Locale.ROOT, "%.1f", interval(runs, r -> r.result().timeouts()).mean()),
+                pm(interval(runs, r -> r.result().p50Micros()), "%.1f"), pm(interval(runs, r -> r.result().p99Micros()), "%.1f")});
+        }
+        int[] width = new int[cells.get(0).length];
+        for (String[] row : cells) {
+            for (int c = 0; c < row.length; c++) {
+                width[c] = Math.max(width[c], row[c].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "# %d seeds per point: mean +- half-width of the 95%% confidence interval "
+                + "(Student's t); packets, lost and timeouts are means%n", seedsPerPoint()));
+        for (String[] row : cells) {
+            StringBuilder line = new StringBuilder();
+            for (int c = 0; c < row.length; c++) {
+                // the two names left-aligned, the numbers right-aligned, as in the one-seed table
+                String cell = c < 2 ? row[c] + " ".repeat(width[c] - row[c].length())
+                        : " ".repeat(width[c] - row[c].length()) + row[c];
+                line.append(c == 0 ? "" : "  ").append(cell);
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static Interval interval(List<Row> runs, ToDoubleFunction<Row> value) {
+        return Interval.of(runs.stream().mapToDouble(value).toArray());
+    }
+
+    private static String pm(Interval i, String format) {
+        return String.format(Locale.ROOT, format + " +- " + format, i.mean(), i.halfWidth());
     }
 
     /**
@@ -48,7 +137,7 @@ public final class ExperimentReport {
      */
     String perMode() {
         Map<LossExperiment.Mode, long[]> totals = new LinkedHashMap<>();
-        for (Row row : rows) {
+        for (Row row : rows()) {
             LossExperiment.Result r = row.result();
             long[] t = totals.computeIfAbsent(r.mode(), k -> new long[2]);
             t[0] += r.retransmissions();
@@ -66,14 +155,14 @@ public final class ExperimentReport {
         return sb.append('\n').toString();
     }
 
-    /** The CSV: {@link #CSV_HEADER}, then one line per row. */
+    /** The CSV: {@link #CSV_HEADER}, then one line per run. */
     public String csv() {
         StringBuilder sb = new StringBuilder(CSV_HEADER).append('\n');
-        for (Row row : rows) {
+        for (Row row : rows()) {
             LossExperiment.Result r = row.result();
-            sb.append(String.format(Locale.ROOT, "%s,%s,%s,%.4f,%d,%.3f,%.1f,%.1f%n", r.mode().label(), r.op().label(),
+            sb.append(String.format(Locale.ROOT, "%s,%s,%s,%.4f,%d,%.3f,%.1f,%.1f,%d%n", r.mode().label(), r.op().label(),
                     loss(r.loss()), row.goodputFraction(), r.packetsSent(), r.retransmissionsPerLoss(), r.p50Micros(),
-                    r.p99Micros()));
+                    r.p99Micros(), row.seed()));
         }
         return sb.toString();
     }
@@ -82,83 +171,50 @@ public final class ExperimentReport {
         return String.format(Locale.ROOT, "%s", p == 0 ? "0" : Double.toString(p));
     }
 
-    /**
-     * Goodput fraction against loss, one line per mode, one panel per operation; the loss values
-     * sit at evenly spaced, labelled ticks (0, 0.001, 0.01 and 0.05 are unreadable on a linear
-     * axis, and 0 has no place on a logarithmic one). An SVG a browser opens.
-     */
-    public String svg() {
-        Map<LossExperiment.Op, Map<LossExperiment.Mode, List<Row>>> byOp = new LinkedHashMap<>();
-        List<Double> losses = new ArrayList<>();
-        for (Row row : rows) {
-            LossExperiment.Result r = row.result();
-            byOp.computeIfAbsent(r.op(), k -> new LinkedHashMap<>()).computeIfAbsent(r.mode(), k -> new ArrayList<>()).add(row);
-            if (!losses.contains(r.loss())) {
-                losses.add(r.loss());
-            }
-        }
-        losses.sort(Double::compare);
-        int panelW = 320;
-        int panelH = 240;
-        int left = 50;
-        int top = 40;
-        int width = left + byOp.size() * (panelW + 30) + 110;
-        int height = top + panelH + 60;
-        String[] colours = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "font-family=\"sans-serif\" font-size=\"11\">%n", width, height));
-        sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"18\" font-size=\"14\">Goodput under random loss, as a "
-                + "fraction of the same mode's lossless run (rnic experiment loss)</text>%n", left));
-        int panel = 0;
-        for (var opEntry : byOp.entrySet()) {
-            int x0 = left + panel * (panelW + 30);
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>%n", x0, top - 6,
-                    opEntry.getKey().label()));
-            sb.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
-                    + "stroke=\"#888\"/>%n", x0, top, panelW, panelH));
-            for (int k = 0; k <= 4; k++) {
-                double f = k / 4.0;
-                int y = top + panelH - (int) Math.round(f * panelH);
-                sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eee\"/>"
-                        + "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.2f</text>%n", x0, y, x0 + panelW, y, x0 - 4, y + 4, f));
-            }
-            for (int i = 0; i < losses.size(); i++) {
-                int x = x0 + xAt(i, losses.size(), panelW);
-                sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x,
-                        top + panelH + 16, loss(losses.get(i))));
-            }
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">loss probability</text>%n",
-                    x0 + panelW / 2, top + panelH + 34));
-            int c = 0;
-            for (var modeEntry : opEntry.getValue().entrySet()) {
-                StringBuilder points = new StringBuilder();
-                for (Row row : modeEntry.getValue()) {
-                    int x = x0 + xAt(losses.indexOf(row.result().loss()), losses.size(), panelW);
-                    int y = top + panelH - (int) Math.round(Math.min(1.2, row.goodputFraction()) / 1.0 * panelH);
-                    points.append(x).append(',').append(Math.max(top, y)).append(' ');
-                }
-                String colour = colours[c % colours.length];
-                sb.append(String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-                        + "points=\"%s\"/>%n", colour, points.toString().trim()));
-                if (panel == byOp.size() - 1) {
-                    int ly = top + 14 + c * 16;
-                    int lx = x0 + panelW + 12;
-                    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-                            + "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">%s</text>%n", lx, ly - 4, lx + 18, ly - 4, colour,
-                            lx + 22, ly, modeEntry.getKey().label()));
-                }
-                c++;
-            }
-            panel++;
-        }
-        sb.append("</svg>\n");
-        return sb.toString();
+    /** True if some point has a loss above 0, which the figure's logarithmic axis can show. */
+    public boolean hasLossyPoints() {
+        return points.keySet().stream().anyMatch(k -> k.loss() > 0);
     }
 
-    /** Losses are spread evenly by rank: 0, 0.001, 0.01, 0.05 are then readable side by side. */
-    private static int xAt(int index, int count, int width) {
-        return count == 1 ? width / 2 : 12 + (int) Math.round(index * (width - 24.0) / (count - 1));
+    /**
+     * Goodput against loss: one panel per operation, one series per mode, loss on a logarithmic
+     * axis. Goodput is a fraction of the same mode's lossless run, which is therefore 1 by
+     * definition and, at loss 0, has no place on a logarithmic axis: the figure leaves it out and
+     * its title says so. With several seeds per point a series shows means with 95 % error bars.
+     *
+     * @param subtitle what the run was (seeds, messages), appended to the title
+     * @throws IllegalStateException if no point has a loss above 0
+     */
+    public Figure figure(String subtitle) {
+        if (!hasLossyPoints()) {
+            throw new IllegalStateException("a figure of goodput against loss needs a loss probability above 0");
+        }
+        boolean intervals = seedsPerPoint() > 1;
+        Figure f = new Figure("Goodput under random loss, as a fraction of each mode's lossless run (loss 0, not on the "
+                + "log axis)" + (subtitle.isEmpty() ? "" : "; " + subtitle));
+        Axis x = Axis.log("loss probability per packet (both directions)");
+        Axis y = Axis.linear("goodput / lossless goodput");
+        Map<LossExperiment.Op, Map<LossExperiment.Mode, List<Map.Entry<Key, List<Row>>>>> byOp = new LinkedHashMap<>();
+        for (Map.Entry<Key, List<Row>> e : points.entrySet()) {
+            if (e.getKey().loss() > 0) {
+                byOp.computeIfAbsent(e.getKey().op(), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(e.getKey().mode(), k -> new ArrayList<>()).add(e);
+            }
+        }
+        for (var op : byOp.entrySet()) {
+            Panel panel = f.panel(op.getKey().label(), x, y);
+            for (var mode : op.getValue().entrySet()) {
+                List<Map.Entry<Key, List<Row>>> pts = new ArrayList<>(mode.getValue());
+                pts.sort(Map.Entry.comparingByKey((a, b) -> Double.compare(a.loss(), b.loss())));
+                double[] xs = pts.stream().mapToDouble(p -> p.getKey().loss()).toArray();
+                Interval[] ys = pts.stream().map(p -> interval(p.getValue(), Row::goodputFraction)).toArray(Interval[]::new);
+                if (intervals) {
+                    panel.series(mode.getKey().label(), xs, ys);
+                } else {
+                    panel.series(mode.getKey().label(), xs, java.util.Arrays.stream(ys).mapToDouble(Interval::mean).toArray());
+                }
+            }
+        }
+        return f;
     }
 }

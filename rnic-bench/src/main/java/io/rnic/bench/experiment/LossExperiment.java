@@ -31,14 +31,15 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * Seed 002's question, measured: what each loss recovery mode buys under random loss. One run
+ * What each RC loss recovery mode (go-back-N, the reorder buffer, selective retransmission with
+ * extended headers) buys under random loss, measured. One run
  * moves {@link Settings#messages} messages of one kind between two HCAs on the simulated network,
  * {@link Settings#inFlight} deep, with every packet in both directions dropped with the given
  * probability, and reports goodput, packets, retransmissions and completion times in virtual time.
  * The network and QP settings are fixed, so a seed gives the same numbers on every machine.
  */
 public final class LossExperiment {
-    /** The recovery modes, by the names the command takes. */
+    /** The recovery modes, by the names the command takes ({@code toString()} is that name). */
     public enum Mode {
         GBN("gbn", LossRecovery.GO_BACK_N), REORDER("reorder", LossRecovery.REORDER), SR("sr", LossRecovery.SELECTIVE);
 
@@ -60,6 +61,11 @@ public final class LossExperiment {
             return recovery;
         }
 
+        @Override
+        public String toString() {
+            return label;
+        }
+
         /** The mode named {@code s}, or null. */
         public static Mode parse(String s) {
             for (Mode m : values()) {
@@ -71,7 +77,7 @@ public final class LossExperiment {
         }
     }
 
-    /** The operations, by the names the command takes. */
+    /** The operations, by the names the command takes ({@code toString()} is that name). */
     public enum Op {
         WRITE64K("write64k", WrOpcode.RDMA_WRITE, 64 * 1024),
         SEND4K("send4k", WrOpcode.SEND, 4 * 1024),
@@ -87,10 +93,17 @@ public final class LossExperiment {
             this.bytes = bytes;
         }
 
+        /** The command-line name. */
         public String label() {
             return label;
         }
 
+        @Override
+        public String toString() {
+            return label;
+        }
+
+        /** The operation named {@code s}, or null. */
         public static Op parse(String s) {
             for (Op o : values()) {
                 if (o.label.equals(s)) {
@@ -115,6 +128,9 @@ public final class LossExperiment {
      */
     public record Settings(LinkConfig link, PathMtu mtu, int window, int timeoutExp, int retries, RecoveryTuning tuning,
                            int messages, int inFlight) {
+        /** Messages per run unless {@code --messages} says otherwise. */
+        public static final int DEFAULT_MESSAGES = 1000;
+
         /**
          * 10 Gb/s links with 2 µs latency; MTU 1024; 128 PSNs in flight; an IRN-style short ACK
          * timeout of 4.096 µs × 2^6 = 262 µs (near IRN's RTO_high of 320 µs: longer than a full
@@ -122,11 +138,23 @@ public final class LossExperiment {
          * not time out spuriously; rdma-core's default 14, 67 ms, would make go-back-N's numbers
          * about timeouts alone); holes declared lost after 25 µs or 8 later packets; the extended
          * protocol's RTO_low of 100 µs while at most 3 PSNs are in flight (the HCA default, IRN's);
-         * 200 messages, 32 posted at once.
+         * {@value #DEFAULT_MESSAGES} messages, 32 posted at once.
          */
         public static Settings defaults() {
             return new Settings(new LinkConfig(2_000, 10_000_000_000L, 1 << 22), PathMtu.MTU_1024, 128, 6, 7,
-                    new RecoveryTuning(256, 64L << 20, 25_000, 8), 200, 32);
+                    new RecoveryTuning(256, 64L << 20, 25_000, 8), DEFAULT_MESSAGES, 32);
+        }
+
+        /**
+         * The same settings with {@code n} messages per run.
+         *
+         * @throws IllegalArgumentException if {@code n} is not positive
+         */
+        public Settings withMessages(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("a run needs at least one message, not " + n);
+            }
+            return new Settings(link, mtu, window, timeoutExp, retries, tuning, n, inFlight);
         }
 
         /** One line per setting, for the table's header. */
@@ -286,10 +314,12 @@ public final class LossExperiment {
                 throw new IllegalStateException("the receiver completed " + cqB.size() + " of " + s.messages() + " SENDs");
             }
         }
-        // Every slot was last written with the same bytes: the destination must hold them.
-        ByteBuffer from = op == Op.READ64K ? bufB : bufA;
-        ByteBuffer to = op == Op.READ64K ? bufA : bufB;
-        if (from.clear().compareTo(to.clear()) != 0) {
+        // Every slot used was last written with the same bytes: the destination must hold them
+        // (fewer messages than slots leave the last slots untouched).
+        int used = Math.min(slots, s.messages()) * size;
+        ByteBuffer from = (op == Op.READ64K ? bufB : bufA).clear().limit(used);
+        ByteBuffer to = (op == Op.READ64K ? bufA : bufB).clear().limit(used);
+        if (from.compareTo(to) != 0) {
             throw new IllegalStateException(mode.label + " " + op.label + " at loss " + loss + ": data differs");
         }
         long sent = a.counters().get(Counter.SENT_PKTS) + b.counters().get(Counter.SENT_PKTS);

@@ -42,7 +42,7 @@ import java.util.List;
  * @param rnrRetry      the RC QPs' RNR retry count ({@code --rnr_retry}; 7 = forever, 0 = an RNR NAK is fatal)
  * @param slowReceiverMicros the server re-posts each completed receive only this long after it
  *                      completed ({@code --slow-receiver}; 0: at once)
- * @param creditChannel SEND tests run on seed 004's credit channel ({@code --credit-channel})
+ * @param creditChannel SEND tests run on the credit-based Send/Recv channel ({@code --credit-channel})
  * @param rdmaCm        {@code -R}: exchange over an rdma_cm connection and connect the test QPs
  *                      through the connection manager, as perftest's {@code -R} does
  */

@@ -112,7 +112,7 @@ final class PerfSide implements AutoCloseable {
     /**
      * The channel of a {@code --credit-channel} run: {@code -r} Send(data) in flight (the
      * receives perftest posts; the peer posts as many, plus the acknowledgements'), 8 Send(ack)
-     * (acknowledging when more than half of either has arrived, as seed 004 says), messages of the
+     * (acknowledging when more than half of either has arrived, as the credit channel's rule is), messages of the
      * largest size, {@code -t} more queued, and receives re-posted late by {@code --slow-receiver}.
      */
     static CreditChannel.Config channelConfig(PerfConfig config) {

@@ -48,7 +48,7 @@ import java.util.concurrent.Future;
  * record each way per client, over TCP connections that stay open; traffic starts at the server,
  * which sends to each client's SRQ through its initiators round robin, so a message for one
  * client may travel through the initiator connected to another client's target QP: one
- * initiator reaches every XRC SRQ of the node's domain (seed 001 §9.7.9.1). Only the last send
+ * initiator reaches every XRC SRQ of the node's domain (IBA 9.7.9.1). Only the last send
  * to each peer is signaled. At the end each client sends {@code "END"} and waits for the
  * server's, which answers once every client has said it.
  *

@@ -4,6 +4,7 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Dimension;
 import java.awt.Font;
+import java.awt.FontMetrics;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.io.IOException;
@@ -50,6 +51,7 @@ public final class Figure {
     private static final int PANEL_HEIGHT = 320;
     private static final int LEGEND_WIDTH = 150;
     private static final int TITLE_HEIGHT = 34;
+    private static final int TITLE_LINE = 20;
     private static final int GAP = 16;
     private static final java.util.regex.Pattern DOCTYPE = java.util.regex.Pattern.compile("<!DOCTYPE[^>]*>\\s*");
 
@@ -94,23 +96,29 @@ public final class Figure {
         }
         System.setProperty("java.awt.headless", "true");
         int width = panels.size() * (PANEL_WIDTH + GAP) + LEGEND_WIDTH;
-        int height = TITLE_HEIGHT + PANEL_HEIGHT;
         Document doc = newDocument();
         SVGGeneratorContext ctx = SVGGeneratorContext.createDefault(doc);
         ctx.setComment(null);
         ctx.setEmbeddedFontsOn(false);
         SVGGraphics2D g = new SVGGraphics2D(ctx, false);
+        Font titleFont = new Font(Font.SANS_SERIF, Font.BOLD, 15);
+        // A title wider than the figure wraps: a one-panel figure is narrow, a caption may be long.
+        List<String> titleLines = wrap(title, g.getFontMetrics(titleFont), width - 2 * GAP);
+        int titleHeight = TITLE_HEIGHT + (titleLines.size() - 1) * TITLE_LINE;
+        int height = titleHeight + PANEL_HEIGHT;
         g.setSVGCanvasSize(new Dimension(width, height));
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
         g.setColor(Color.WHITE);
         g.fillRect(0, 0, width, height);
         g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-        g.drawString(title, GAP, 22);
+        g.setFont(titleFont);
+        for (int i = 0; i < titleLines.size(); i++) {
+            g.drawString(titleLines.get(i), GAP, 22 + i * TITLE_LINE);
+        }
         for (int i = 0; i < panels.size(); i++) {
             boolean last = i == panels.size() - 1;
             int w = PANEL_WIDTH + (last ? LEGEND_WIDTH : 0);
-            Graphics2D pg = (Graphics2D) g.create(GAP / 2 + i * (PANEL_WIDTH + GAP), TITLE_HEIGHT, w, PANEL_HEIGHT);
+            Graphics2D pg = (Graphics2D) g.create(GAP / 2 + i * (PANEL_WIDTH + GAP), titleHeight, w, PANEL_HEIGHT);
             chart(panels.get(i), styleOf, last, w).paint(pg, w, PANEL_HEIGHT);
             pg.dispose();
         }
@@ -131,6 +139,21 @@ public final class Figure {
         g.dispose();
         // No DOCTYPE: SVG needs none, and a validating reader would fetch the DTD from the network.
         return DOCTYPE.matcher(out.toString()).replaceFirst("");
+    }
+
+    /** {@code text} broken at spaces into lines no wider than {@code max} pixels (a longer word keeps its own line). */
+    static List<String> wrap(String text, FontMetrics metrics, int max) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && metrics.stringWidth(line + " " + word) > max) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            line.append(line.length() > 0 ? " " : "").append(word);
+        }
+        lines.add(line.toString());
+        return lines;
     }
 
     /** The figure in words, for the SVG's description (screen readers, and tests that read it). */
@@ -184,6 +207,18 @@ public final class Figure {
                 st.setYAxisMax(max);
             });
         }
+        // A logarithmic axis spans whole decades, so each end has a labelled tick (0.001 to 0.1,
+        // not 0.001 to an unlabelled 0.05).
+        if (p.x().log()) {
+            double[] d = decades(p.series().stream().flatMapToDouble(s -> java.util.Arrays.stream(s.x())).toArray());
+            st.setXAxisMin(d[0]);
+            st.setXAxisMax(d[1]);
+        }
+        if (p.y().log()) {
+            double[] d = decades(p.series().stream().flatMapToDouble(s -> java.util.Arrays.stream(s.y())).toArray());
+            st.setYAxisMin(d[0]);
+            st.setYAxisMax(d[1]);
+        }
         st.setAntiAlias(true);
         st.setToolTipsEnabled(false);
         List<Panel.Series> ordered = new ArrayList<>(p.series());
@@ -200,7 +235,7 @@ public final class Figure {
         return c;
     }
 
-    /** The smallest 1, 2, 2.5 or 5 × 10^k at or above the axis's largest value, if its values are all 0 or more. */
+    /** The smallest round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k) at or above the axis's largest value, if its values are all 0 or more. */
     private static java.util.Optional<Double> niceRange(Panel p, boolean x) {
         double max = 0;
         for (Panel.Series s : p.series()) {
@@ -217,12 +252,21 @@ public final class Figure {
             return java.util.Optional.empty();
         }
         double decade = Math.pow(10, Math.floor(Math.log10(max)));
-        for (double m : new double[] {1, 2, 2.5, 5, 10}) {
+        for (double m : new double[] {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
             if (m * decade >= max * (1 - 1e-12)) {
                 return java.util.Optional.of(m * decade);
             }
         }
         return java.util.Optional.of(10 * decade);
+    }
+
+    /** The powers of ten at or below the smallest value and at or above the largest. */
+    static double[] decades(double[] values) {
+        double min = java.util.Arrays.stream(values).min().orElse(1);
+        double max = java.util.Arrays.stream(values).max().orElse(1);
+        double low = Math.pow(10, Math.floor(Math.log10(min) + 1e-9));
+        double high = Math.pow(10, Math.ceil(Math.log10(max) - 1e-9));
+        return new double[] {low, high > low ? high : low * 10};
     }
 
     private static Document newDocument() {

@@ -125,11 +125,12 @@ class DecodeCommandTest {
     void usageErrorsAndHelp() {
         CliRun none = rnic("decode");
         assertEquals(2, none.status());
-        assertEquals("rnic decode: missing FILE\nTry 'rnic decode --help' for more information.\n", none.err());
+        assertEquals("rnic decode: Missing required parameter: 'FILE'\nTry 'rnic decode --help' for more information.\n",
+                none.err());
         CliRun help = rnic("decode", "--help");
         assertEquals(0, help.status());
-        assertTrue(help.out().startsWith("Usage: rnic decode [options] FILE...\n"), help.out());
-        for (String option : new String[] {"--port N", "--ip-id N", "-q, --quiet", "-h, --help", "Exit status"}) {
+        assertTrue(help.out().startsWith("Usage: rnic decode [OPTIONS] FILE...\n"), help.out());
+        for (String option : new String[] {"--port=N", "--ip-id=N", "-q, --quiet", "-h, --help", "Exit status"}) {
             assertTrue(help.out().contains(option), option + " in\n" + help.out());
         }
         assertEquals(2, rnic("decode", "--verbose", pcap("good.pcap")).status());

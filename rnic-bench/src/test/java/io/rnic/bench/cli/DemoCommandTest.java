@@ -195,6 +195,13 @@ class DemoCommandTest {
     void demoRejectsBadOptions() {
         assertEquals(2, CliRun.rnic("demo", "--wire", "carrier-pigeon").status());
         assertEquals(2, CliRun.rnic("demo", "--mtu", "1000").status());
+        CliRun loss = CliRun.rnic("demo", "--wire", "sim", "--loss", "1.5");
+        assertEquals(2, loss.status());
+        assertTrue(loss.err().startsWith("rnic demo: Invalid value for option '--loss': '1.5' is not a probability "
+                + "between 0 and 1\n"), loss.err());
+        CliRun port = CliRun.rnic("demo", "--udp-port", "0");
+        assertEquals(2, port.status());
+        assertTrue(port.err().contains("'--udp-port': 0 is out of range 1..65535"), port.err());
         CliRun help = CliRun.rnic("demo", "--help");
         assertEquals(0, help.status());
         assertTrue(help.out().contains("--pcap"));

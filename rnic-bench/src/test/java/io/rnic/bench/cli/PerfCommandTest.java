@@ -267,8 +267,11 @@ class PerfCommandTest {
     }
 
     private static int cqMod(String... args) throws UsageException {
-        PerfCommand perf = new PerfCommand();
-        return PerfCommand.config(perf.parser().parse(args)).cqMod();
+        picocli.CommandLine cl = new Rnic(Rnic.builtIn()).commandLine(System.out, System.err);
+        String[] line = java.util.stream.Stream.concat(java.util.stream.Stream.of("perf"), java.util.Arrays.stream(args))
+                .toArray(String[]::new);
+        picocli.CommandLine.ParseResult parsed = cl.parseArgs(line);
+        return ((PerfCommand) parsed.subcommand().commandSpec().userObject()).config().cqMod();
     }
 
     @Test

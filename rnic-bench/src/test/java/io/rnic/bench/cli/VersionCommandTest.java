@@ -41,9 +41,13 @@ class VersionCommandTest {
         CliRun extra = CliRun.rnic("version", "now");
         assertEquals(2, extra.status());
         assertTrue(extra.err().startsWith("rnic version: unexpected argument 'now'"), extra.err());
-        CliRun help = CliRun.rnic("--version", "--help");
+        CliRun help = CliRun.rnic("version", "--help");
         assertEquals(0, help.status());
         assertTrue(help.out().startsWith("Usage: rnic version "), help.out());
+        // --version is rnic's version option, so --help next to it is rnic's help.
+        CliRun both = CliRun.rnic("--version", "--help");
+        assertEquals(0, both.status());
+        assertTrue(both.out().startsWith("Usage: rnic "), both.out());
     }
 
     @Test

@@ -60,6 +60,41 @@ class FigureTest {
         assertThrows(IllegalStateException.class, () -> new Figure("empty").svg());
     }
 
+    /** A log axis spans whole decades, so both ends carry a labelled tick. */
+    @Test
+    void aLogAxisSpansWholeDecades() {
+        double[] d = Figure.decades(new double[] {0.05, 0.001, 0.01});
+        assertEquals(0.001, d[0], 1e-12);
+        assertEquals(0.1, d[1], 1e-12);
+        double[] one = Figure.decades(new double[] {0.05});
+        assertEquals(0.01, one[0], 1e-12);
+        assertEquals(0.1, one[1], 1e-12);
+        double[] exact = Figure.decades(new double[] {10});
+        assertEquals(10, exact[0], 1e-9);
+        assertEquals(100, exact[1], 1e-9);
+    }
+
+    /** A title wider than a one-panel figure wraps onto more lines instead of running off the edge. */
+    @Test
+    void aLongTitleWrapsAndTheFigureGrowsToHoldIt() throws Exception {
+        String words = "Goodput under random loss, as a fraction of each mode's lossless run (loss 0, not on the log axis)";
+        Figure narrow = new Figure(words + "; 3 seeds, mean and 95% CI, 1000 messages per run");
+        narrow.panel("send4k", Axis.log("loss probability"), Axis.linear("goodput (fraction)"))
+                .series("sr", new double[] {0.01, 0.05}, new double[] {0.9, 0.8});
+        Figure shortTitle = new Figure("Goodput");
+        shortTitle.panel("send4k", Axis.log("loss probability"), Axis.linear("goodput (fraction)"))
+                .series("sr", new double[] {0.01, 0.05}, new double[] {0.9, 0.8});
+        double tall = height(narrow.svg());
+        double small = height(shortTitle.svg());
+        assertTrue(tall >= small + 40, "three title lines: " + tall + " vs " + small);
+    }
+
+    private static double height(String svg) throws Exception {
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+        return Double.parseDouble(doc.getDocumentElement().getAttribute("viewBox").split(" ")[3]);
+    }
+
     @Test
     void theIntervalIsStudentsT() {
         Interval one = Interval.of(5);
