@@ -21,11 +21,11 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code rnic experiment}: experiments on the simulated network in virtual time, one subcommand
- * each; today {@code rnic experiment loss} ({@link Loss}).
+ * each: {@code loss} ({@link Loss}), and on a simulated fabric {@code incast} and {@code pfc}.
  */
-@Command(name = "experiment", description = {"run an experiment on the simulated network: experiment loss", "",
+@Command(name = "experiment", description = {"run an experiment on the simulated network: loss, incast, pfc", "",
     "Each experiment is a subcommand with its own options: 'rnic experiment loss --help'."},
-        subcommands = ExperimentCommand.Loss.class,
+        subcommands = {ExperimentCommand.Loss.class, FabricExperimentCommands.Incast.class, FabricExperimentCommands.Pfc.class},
         exitCodeList = {"0:done", "1:a run failed its checks", RnicCommand.USAGE_ERROR_LINE, RnicCommand.INTERNAL_ERROR_LINE})
 public final class ExperimentCommand extends RnicCommand {
     /** Without an experiment: the list of them on standard error, exit 2. */
