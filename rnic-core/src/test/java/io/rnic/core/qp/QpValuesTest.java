@@ -165,7 +165,7 @@ class QpValuesTest {
                 () -> AddressVector.fromGid(new byte[16]));
         assertTrue(x.getMessage().contains("all zero"), x.getMessage());
         assertThrows(IllegalArgumentException.class, () -> AddressVector.fromGid(new byte[4]));
-        assertThrows(IllegalArgumentException.class, () -> AddressVector.fromGid(null));
+        assertThrows(NullPointerException.class, () -> AddressVector.fromGid(null));
     }
 
     @Test
@@ -200,6 +200,6 @@ class QpValuesTest {
         assertThrows(IllegalArgumentException.class, () -> av.withTrafficClass(-1));
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> av.withFlowLabel(1 << 20));
         assertTrue(x.getMessage().contains("flow_label"), x.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> AddressVector.of(null));
+        assertThrows(NullPointerException.class, () -> AddressVector.of(null));
     }
 }
