@@ -283,7 +283,7 @@ class XrcTest {
     @Test
     void anXrcSrqNeedsADomainAndACompletionQueueOfItsDevice() {
         assertThrows(NullPointerException.class, () -> p.pdB.createXrcSrq(null, cq1, 4, 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> p.pdB.createXrcSrq(xrcd, null, 4, 1, 0));
+        assertThrows(NullPointerException.class, () -> p.pdB.createXrcSrq(xrcd, null, 4, 1, 0));
         assertThrows(IllegalArgumentException.class, () -> p.pdB.createXrcSrq(xrcd, p.cqA, 4, 1, 0));
         assertThrows(IllegalArgumentException.class, () -> p.pdA.createXrcSrq(xrcd, p.cqA, 4, 1, 0));
     }
