@@ -9,7 +9,7 @@ package io.rnic.verbs;
  * @param detail   a human-readable explanation
  */
 public record AsyncEvent(Type type, int resource, String detail) {
-    /** Checks that the type is given. */
+    // Checks that the type is given.
     public AsyncEvent {
         java.util.Objects.requireNonNull(type, "type");
     }

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public record PortAttributes(String state, PathMtu maxMtu, PathMtu activeMtu, List<Gid> gidTable, int pkeyTableLength,
                              long maxMsgSize) {
-    /** Checks that the state, MTUs and GID table are given. */
+    // Checks that the state, MTUs and GID table are given.
     public PortAttributes {
         java.util.Objects.requireNonNull(state, "state");
         java.util.Objects.requireNonNull(maxMtu, "maxMtu");

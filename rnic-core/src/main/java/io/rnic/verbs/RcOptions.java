@@ -18,7 +18,7 @@ package io.rnic.verbs;
  */
 public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt, int rnrRetry, int minRnrTimer,
                         int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex, LossRecovery lossRecovery, int trafficClass) {
-    /** Checks that the MTU and the loss recovery mode are given. */
+    // Checks that the MTU and the loss recovery mode are given.
     public RcOptions {
         java.util.Objects.requireNonNull(mtu, "mtu");
         java.util.Objects.requireNonNull(lossRecovery, "lossRecovery");
