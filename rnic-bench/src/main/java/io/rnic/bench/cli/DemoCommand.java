@@ -99,7 +99,7 @@ public final class DemoCommand extends ParsedCommand {
         Path pcap = args.has("--pcap") ? Path.of(args.value("--pcap")) : null;
         boolean udp = wire.equals("udp");
         FaultSpec faults = FaultOptions.parse(args, udp);
-        if (!faults.isNone() && !io.rnic.core.transport.TransportPolicy.of(type).ack().acked()) {
+        if (!faults.isNone() && !io.rnic.core.engine.TransportPolicy.of(type).ack().acked()) {
             throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc, xrc or rd: " + transport
                     + " does not retransmit, so the demo's checks would fail by design");
         }
