@@ -505,12 +505,7 @@ final class Completer {
     }
 
     private void completeWqe() {
-        if (wqe.kind.isReadOrAtomic()) {
-            qp.requester.rdAtomicOutstanding--;
-        }
-        if (Requester.takesReceiveWqe(wqe)) {
-            qp.requester.rwqeMessagesOutstanding--;
-        }
+        qp.requester.retired(wqe);
         window.acknowledge(wqe.lastPsn);
         qp.completions.completeSend(wqe, WcStatus.SUCCESS);
         qp.requester.checkDrained();

@@ -279,12 +279,7 @@ final class EecScheduler implements SendDriver {
      */
     private void forget(SendWqe w) {
         if (w.psnAssigned) {
-            if (w.kind.isReadOrAtomic()) {
-                eec.requester.rdAtomicOutstanding--;
-            }
-            if (Requester.takesReceiveWqe(w)) {
-                eec.requester.rwqeMessagesOutstanding--;
-            }
+            eec.requester.retired(w);
         }
         RequesterPsnWindow window = eec.rel.sendWindow;
         if (window.inFlight() > 0) {

@@ -1,6 +1,5 @@
 package io.rnic.core.engine;
 
-import io.netty.buffer.ByteBuf;
 import io.rnic.core.memory.AccessResult;
 import io.rnic.core.packet.Opcode;
 import io.rnic.core.packet.OpcodeTable;
@@ -22,6 +21,9 @@ import io.rnic.verbs.WcStatus;
  * PSNs (a partially answered READ is re-requested for its remainder). Its PSN window and
  * retry state live in the QP's {@link ReliabilityContext}; where its packets go is the QP's
  * {@link Addressing}.
+ *
+ * <p>Its admission checks are {@link SendGate}s, asked in order: fence, max_rd_atomic, credits,
+ * PSN window. How a run's packets leave is its {@link TransmitBatch}'s.
  */
 final class Requester implements SendDriver {
     /** The requester's states; {@link #run()} steps through them until it must wait. */
@@ -55,45 +57,20 @@ final class Requester implements SendDriver {
 
     /** AckReq is set on at least every this many packets of a long message, as rxe does. */
     static final int MAX_PACKETS_PER_ACK = 64;
-    /** The held-back last packet of a message ({@link #defer}), its place in its buffer, and its flow. */
-    private ByteBuf deferred;
-    private int deferredOffset;
-    private int deferredLength;
-    private Destination deferredTo;
-    /** True while {@link #run} sends: only a run knows where it ends. */
-    private boolean deferring;
-    /** A run sent a packet that restarts the local ACK timer. */
-    private boolean sentInRun;
-    /**
-     * A run of an acknowledged transport that starts with fewer than this many packets in flight
-     * asks the wire to send its first this many at once, instead of holding them until the cycle
-     * ends or a full GSO train (64 packets) is pending. The responder then has less work queued
-     * than it takes here to build a train, and would sit idle while the rest of it is built: with
-     * perftest's depth (128 outstanding, a completion every 100) sending early raised the 64-byte
-     * SEND rate by about a sixth. Deeper in flight the responder is busy anyway, and an early
-     * train would only cost both ends another system call.
-     */
-    static final int EARLY_TRAIN = 32;
-    /** Packets this run put on the wire, and the count at which it flushes early (0: it does not). */
-    private int packetsInRun;
-    private int earlyTrainAt;
 
     private final QpContext qp;
     private final ReliabilityContext rel;
     private final RequesterPsnWindow window;
+    /** How the run's packets leave: held back for their AckReq bit, early trains, one timer restart. */
+    private final TransmitBatch batch;
+    // The admission checks a packet passes, in this order (SendGate).
+    private final ReadAtomicGate readAtomic;
+    private final FenceGate fence;
+    private final CreditGate credits;
+    private final PsnWindowGate psnWindow;
     /** Index in the send queue of the WQE being sent. */
     long cursor;
-    /** READ and atomic WQEs sent and not yet completed. */
-    int rdAtomicOutstanding;
     private boolean drainNotify;
-    /** Messages started (the send sequence number of the last one), in the MSN's 24-bit space. */
-    private int ssn;
-    /** Limit sequence number from the last AETH credits: messages up to it may take an RWQE. */
-    private int lsn;
-    private boolean creditsKnown;
-    private boolean creditsUnlimited;
-    /** Sent, uncompleted messages that take a receive WQE at the responder. */
-    int rwqeMessagesOutstanding;
     /** Messages started that take a receive WQE: the next one's receive WQE number (SRETH). */
     private int rwqeMessagesStarted;
     /** Set ACK request on the next packet built: a selective retransmission wants its answer at once. */
@@ -105,28 +82,28 @@ final class Requester implements SendDriver {
         this.qp = qp;
         this.rel = qp.rel;
         this.window = qp.rel.sendWindow;
+        this.batch = new TransmitBatch(qp);
+        this.readAtomic = new ReadAtomicGate(qp);
+        this.fence = new FenceGate(readAtomic);
+        this.credits = new CreditGate(qp);
+        this.psnWindow = new PsnWindowGate(qp);
     }
 
     void start(int sqPsn) {
         window.limit(qp.hca.limits().sendWindow());
         window.reset(sqPsn);
         cursor = qp.sq.completed();
-        rdAtomicOutstanding = 0;
+        readAtomic.reset();
         rel.packetsSinceAckReq = 0;
         rel.rnrWait = false;
-        ssn = 0;
         rwqeMessagesStarted = 0;
-        lsn = 0;
-        creditsKnown = false;
-        // Credits travel in ACKs: an unacknowledged transport has none to wait for.
-        creditsUnlimited = !qp.endToEndCredits || qp.policy.credits() == TransportPolicy.Credits.NONE;
-        rwqeMessagesOutstanding = 0;
+        credits.start();
     }
 
     void reset() {
         cursor = 0;
-        rdAtomicOutstanding = 0;
-        rwqeMessagesOutstanding = 0;
+        readAtomic.reset();
+        credits.reset();
         drainNotify = false; // the RNR wait ends with the timers (ReliabilityContext.stopTimers)
     }
 
@@ -155,15 +132,11 @@ final class Requester implements SendDriver {
         if (running) {
             return;
         }
-        if (windowTooNarrowToStart()) {
+        if (psnWindow.tooNarrowToStart(cursor)) {
             return; // an ACK will come for the run in flight, and run this again
         }
         running = true;
-        deferring = true;
-        packetsInRun = 0;
-        // Unacknowledged transports keep nothing in flight (a PSN leaves the window as it leaves
-        // the HCA): their requester never waits on the responder, so it has no idle one to feed.
-        earlyTrainAt = qp.policy.ack().acked() && window.inFlight() < EARLY_TRAIN ? EARLY_TRAIN : 0;
+        batch.startRun(window.inFlight());
         try {
             State s = State.NEXT_WQE;
             SendWqe w = null;
@@ -177,9 +150,9 @@ final class Requester implements SendDriver {
                     case CHECK_LOCAL -> s = checkLocal(w);
                     case LOCAL_OPERATION -> s = localOperation(w);
                     case SKIP_OVERSIZED -> s = skipOversized(w);
-                    // A state's case runs its check and, while they pass, the ones after it and the
-                    // send: a WQE that may go costs one dispatch, not five.
-                    case CHECK_FENCE -> s = fenceHolds(w) ? State.WAIT : fromRdAtomic(w);
+                    // A state's case runs its gate and, while they admit the packet, the ones after
+                    // it and the send: a WQE that may go costs one dispatch, not five.
+                    case CHECK_FENCE -> s = fence.admits(w) ? fromRdAtomic(w) : State.WAIT;
                     case CHECK_RD_ATOMIC -> s = fromRdAtomic(w);
                     case CHECK_CREDITS -> s = fromCredits(w);
                     case CHECK_WINDOW -> s = fromWindow(w);
@@ -190,39 +163,23 @@ final class Requester implements SendDriver {
             }
         } finally {
             running = false;
-            deferring = false;
-            sendDeferred(true); // the run's last packet: nothing follows it now, so it asks for an ACK
-            earlyTrainAt = 0;
-            if (sentInRun) {
-                // One clock read per run, not per packet (a tenth of a 64-byte SEND's cost on UDP):
-                // the run's packets leave within microseconds, and the timer counts from the last.
-                sentInRun = false;
-                qp.completer.packetSent();
-            }
+            batch.endRun();
         }
-    }
-
-    /** CHECK_FENCE: a fenced WQE waits until the READs and atomics before it have completed. */
-    private boolean fenceHolds(SendWqe w) {
-        return (w.flags & SendWqe.FENCE) != 0 && !w.psnAssigned && rdAtomicOutstanding > 0;
     }
 
     /** CHECK_RD_ATOMIC, then on: a new READ or atomic waits while max_rd_atomic are outstanding. */
     private State fromRdAtomic(SendWqe w) {
-        if (w.kind.isReadOrAtomic() && !w.psnAssigned && rdAtomicOutstanding >= Math.max(1, qp.attrs.maxRdAtomic())) {
-            return State.WAIT;
-        }
-        return fromCredits(w);
+        return readAtomic.admits(w) ? fromCredits(w) : State.WAIT;
     }
 
-    /** CHECK_CREDITS, then on. */
+    /** CHECK_CREDITS, then on: a message that takes a receive WQE waits for a credit (or probes). */
     private State fromCredits(SendWqe w) {
-        return hasCredit(w) ? fromWindow(w) : State.WAIT;
+        return credits.admits(w) ? fromWindow(w) : State.WAIT;
     }
 
     /** CHECK_WINDOW, then the packet. */
     private State fromWindow(SendWqe w) {
-        return fitsWindow(w) ? sendPacket(w) : State.WAIT;
+        return psnWindow.admits(w) ? sendPacket(w) : State.WAIT;
     }
 
     private SendWqe nextWqe() {
@@ -289,122 +246,24 @@ final class Requester implements SendDriver {
     }
 
     /**
-     * End-to-end flow control (reference §3.1): a message that takes a receive WQE may start if
-     * its sequence number is within the limit the last credits gave, or, with no credit, as the
-     * single probe when no such message is outstanding.
-     */
-    private boolean hasCredit(SendWqe w) {
-        if (w.psnAssigned || creditsUnlimited || !takesReceiveWqe(w)) {
-            return true;
-        }
-        int next = io.rnic.core.psn.Psn.next(ssn);
-        if (creditsKnown && !Psn.isAfter(next, lsn)) {
-            return true;
-        }
-        return rwqeMessagesOutstanding == 0;
-    }
-
-    /**
      * Takes the credits of an ACK-type AETH (also from duplicate responses, which may be sent
      * just to deliver credits). Returns true if the limit moved.
      */
     boolean credits(int syndrome, int msn) {
-        if (!qp.endToEndCredits || io.rnic.core.packet.AethSyndrome.type(syndrome) != io.rnic.core.packet.AethSyndrome.TYPE_ACK) {
-            return false;
-        }
-        int code = io.rnic.core.packet.AethSyndrome.value(syndrome);
-        if (code == io.rnic.core.packet.AethSyndrome.CREDITS_INVALID) {
-            boolean changed = !creditsUnlimited;
-            creditsUnlimited = true;
-            return changed;
-        }
-        creditsUnlimited = false;
-        int limit = Psn.add(msn, io.rnic.core.packet.AethSyndrome.creditsOf(code));
-        if (!creditsKnown || Psn.isAfter(limit, lsn)) {
-            lsn = limit;
-            creditsKnown = true;
-            return true;
-        }
-        return false;
+        return credits.credits(syndrome, msn);
     }
 
-    /** READs and atomics take all their PSNs at once; SEND and WRITE one per packet. */
-    private boolean fitsWindow(SendWqe w) {
-        int need;
+    /**
+     * A message leaves the requester's books: completed, or forgotten by the EE context that
+     * carried it. It no longer counts against the READ/atomic limit or the credits.
+     */
+    void retired(SendWqe w) {
         if (w.kind.isReadOrAtomic()) {
-            need = w.psnAssigned ? 0 : w.packets;
-        } else {
-            need = w.psnAssigned && w.nextPacket < w.reservedPackets ? 0 : 1;
+            readAtomic.retired();
         }
-        // An empty window always admits the next WQE, so that a READ longer than the window
-        // can still go.
-        return need == 0 || window.canReserve(need) || window.inFlight() == 0;
-    }
-
-    /**
-     * Silly-window avoidance, as TCP's sender has it: with packets in flight, a run that the PSN
-     * window would cut to a sliver (under a quarter of it) waits for more ACKs, when the queue
-     * holds more than the window admits. Otherwise every ACK frees a few PSNs and starts a run of
-     * a few packets, each run ends asking for an ACK, and the two ends trade small batches, each
-     * with a system call and an ACK of its own, for good. The run in flight ended asking for an
-     * ACK, so one comes (or its timer fires) and runs this again. A resend never waits.
-     */
-    private boolean windowTooNarrowToStart() {
-        int inFlight = window.inFlight();
-        if (inFlight == 0 || !qp.policy.ack().acked()) {
-            return false;
+        if (takesReceiveWqe(w)) {
+            credits.retired();
         }
-        int free = window.limit() - inFlight;
-        if (free >= Math.max(1, window.limit() / 4)) {
-            return false;
-        }
-        long start = Math.max(cursor, qp.sq.completed());
-        return start < qp.sq.posted() && !qp.sq.at(start).psnAssigned && qp.sq.posted() - start > free;
-    }
-
-    /** Sends a request packet; one held back for its AckReq bit ({@link #defer}) leaves first. */
-    private void transmit(RocePacket p, Destination d) {
-        sendDeferred(false);
-        qp.framer.transmit(p, d);
-        sentOne();
-    }
-
-    /** Counts a packet of the run onto the wire, and sends the run's early train ({@link #EARLY_TRAIN}). */
-    private void sentOne() {
-        if (++packetsInRun == earlyTrainAt) {
-            qp.hca.sink().flushNow();
-        }
-    }
-
-    /**
-     * Holds back a packet that does not ask for an ACK until the run's next packet
-     * (then it leaves as it is) or the run's end (then it asks for one). Nothing happens between
-     * the two on the protocol thread, so the packet leaves in the same instant either way.
-     */
-    private void defer(RocePacket p, Destination d) {
-        sendDeferred(false);
-        deferred = p.buffer();
-        deferredOffset = p.offset();
-        deferredLength = p.length();
-        if (deferredTo != d) { // a QP's destination, packet after packet: kept, so no GC write barrier
-            deferredTo = d;
-        }
-    }
-
-    /** Sends the packet held back by {@link #defer}, if any, asking for an ACK if {@code ackReq}. */
-    private void sendDeferred(boolean ackReq) {
-        ByteBuf b = deferred;
-        if (b == null) {
-            return;
-        }
-        deferred = null;
-        if (ackReq) {
-            int at = deferredOffset + io.rnic.core.packet.BthFlyweight.ACK_REQ_OFFSET;
-            b.setByte(at, b.getByte(at) | io.rnic.core.packet.BthFlyweight.ACK_REQ_BIT);
-            rel.packetsSinceAckReq = 0;
-        }
-        qp.framer.transmit(b, deferredOffset, deferredLength, deferredTo);
-        sentOne();
     }
 
     private State sendPacket(SendWqe w) {
@@ -414,16 +273,14 @@ final class Requester implements SendDriver {
             w.lastPsn = Psn.add(w.firstPsn, w.packets - 1);
             w.psnAssigned = true;
             w.state(SendWqe.State.SENDING);
-            ssn = Psn.next(ssn);
-            w.ssn = ssn;
+            w.ssn = credits.started(w);
             if (takesReceiveWqe(w)) {
-                rwqeMessagesOutstanding++;
                 w.rwqeNumber = rwqeMessagesStarted++;
             }
             if (w.kind.isReadOrAtomic()) {
                 window.reserve(w.packets);
                 w.reservedPackets = w.packets;
-                rdAtomicOutstanding++;
+                readAtomic.started();
             }
         }
         boolean retransmission;
@@ -453,11 +310,7 @@ final class Requester implements SendDriver {
         }
         boolean acked = qp.policy.ack().acked();
         if (acked) {
-            if (deferring) {
-                sentInRun = true; // the ACK timer restarts once, when the run ends (run)
-            } else {
-                qp.completer.packetSent();
-            }
+            batch.timedPacketSent();
         } else {
             // Nothing will acknowledge it: the PSN leaves the window as it leaves the HCA.
             window.acknowledge(Psn.add(w.firstPsn, w.nextPacket - 1));
@@ -494,8 +347,8 @@ final class Requester implements SendDriver {
         // what it may send), even in the middle of a message. Any other packet is held until the
         // next one says whether the run goes on.
         boolean ackReq = qp.policy.ack().alwaysAckReq()
-                || acked && (last && (w.signaled() || !deferring) || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
-        boolean deferrable = acked && deferring;
+                || acked && (last && (w.signaled() || !batch.inRun()) || forceAckReq || rel.packetsSinceAckReq >= MAX_PACKETS_PER_ACK);
+        boolean deferrable = acked && batch.inRun();
         if (ackReq) {
             rel.packetsSinceAckReq = 0;
         }
@@ -528,17 +381,12 @@ final class Requester implements SendDriver {
             }
         }
         if (ackReq || !deferrable) {
-            transmit(p, d);
-            if (last && w.signaled() && qp.sq.posted() - cursor - 1 < window.limit() / 2) {
-                // The application waits for this completion, and the queue behind it is short:
-                // it will soon wait on it. The packet leaves now, not at the end of the cycle,
-                // so that its ACK's round trip overlaps the rest of the burst. (Behind a long
-                // queue the window, not the application, sets the pace, and a split train
-                // would only cost another system call on both ends.)
-                qp.hca.sink().flushNow();
+            batch.transmit(p, d);
+            if (last && w.signaled()) {
+                batch.awaited(qp.sq.posted() - cursor - 1, window.limit()); // the application waits for it
             }
         } else {
-            defer(p, d);
+            batch.defer(p, d);
         }
         return true;
     }
@@ -581,7 +429,7 @@ final class Requester implements SendDriver {
             p.atomicEth().virtualAddress(w.remoteAddr).rkey(w.rkey)
                     .swapAdd(cas ? o.swap : o.compareAdd).compare(cas ? o.compareAdd : 0);
         }
-        transmit(p, d);
+        batch.transmit(p, d);
         return true;
     }
 
@@ -599,7 +447,7 @@ final class Requester implements SendDriver {
         p.bth().psn(Psn.add(w.firstPsn, index)).ackReq(true);
         p.reth().virtualAddress(w.remoteAddr + offset).rkey(w.rkey).dmaLength((int) length);
         localBufferSreth(p, w, index);
-        transmit(p, d);
+        batch.transmit(p, d);
         qp.hca.counters().inc(Counter.RETRANSMITTED_PKTS);
         qp.completer.resentPacket();
     }
@@ -691,37 +539,12 @@ final class Requester implements SendDriver {
         if (qp.sq.completed() != cursor) {
             return State.WAIT; // the completer runs the requester again as earlier WQEs complete
         }
-        var keys = qp.hca.keys();
-        boolean bind = w.kind.completion() == io.rnic.verbs.WcOpcode.BIND_MW;
-        String failure;
-        SendWqe.Operands o = w.operands();
-        if (w.kind.completion() == io.rnic.verbs.WcOpcode.REG_MR) {
-            io.rnic.core.memory.FastRegion fr = keys.fastRegion(o.bindMrKey >>> 8);
-            failure = fr == null || fr.key() != o.bindMrKey ? "no fast-registration region has key 0x"
-                    + Integer.toHexString(o.bindMrKey) : keys.fastRegister(fr, w.rkey, w.remoteAddr, o.bindAccess, qp.pd);
-        } else if (bind) {
-            io.rnic.core.memory.MemoryWindow mw = keys.lookupWindow(o.bindMwKey);
-            if (mw == null) {
-                failure = "no memory window has key 0x" + Integer.toHexString(o.bindMwKey);
-            } else if (mw.type() == 2 && qp.policy.headers().namesTargetSrq()) {
-                failure = "XRC has no type 2 memory windows (seed 001 §9.7.9.1)";
-            } else {
-                io.rnic.core.memory.MemoryRegion mr = o.bindMrKey == 0 ? null : keys.lookup(o.bindMrKey);
-                failure = o.bindMrKey != 0 && mr == null ? "no memory region has key 0x" + Integer.toHexString(o.bindMrKey)
-                        : keys.bindWindow(mw, o.bindMwKey, mr, w.remoteAddr, o.bindLength, o.bindAccess, w.rkey, qp.qpn, qp.pd);
-            }
-        } else {
-            failure = keys.invalidateLocal(w.invalidateRkey, qp.pd);
+        if (!LocalOperations.execute(qp, w)) {
+            return State.WAIT; // failed: the QP is in ERR
         }
-        if (failure == null) {
-            cursor++;
-            qp.completions.completeSend(w, WcStatus.SUCCESS);
-            return State.NEXT_WQE;
-        }
-        WcStatus status = bind ? WcStatus.MW_BIND_ERR : WcStatus.LOC_QP_OP_ERR;
-        qp.hca.raise(new AsyncEvent(AsyncEvent.Type.QP_REQ_ERR, qp.qpn, w.opcode + " failed: " + failure));
-        qp.failWith(null, () -> qp.completions.completeSend(w, status));
-        return State.WAIT;
+        cursor++;
+        qp.completions.completeSend(w, WcStatus.SUCCESS);
+        return State.NEXT_WQE;
     }
 
     private State localErrorComplete(SendWqe w) {
