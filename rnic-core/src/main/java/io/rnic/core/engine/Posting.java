@@ -97,28 +97,7 @@ final class Posting {
                 throw new IllegalStateException("send queue of QP 0x" + Integer.toHexString(qp.qpn)
                         + " is full (max_send_wr " + qp.caps.maxSendWr() + ")");
             }
-            w.wrId = wr.wrId();
-            // A slot comes round every max_send_wr posts, mostly for the same opcode and QP: a
-            // reference store, even of the value already there, costs G1's write barrier (a fence).
-            if (w.opcode != wr.opcode()) {
-                w.opcode = wr.opcode();
-            }
-            if (w.kind != kind) {
-                w.kind = kind;
-            }
-            w.flags = wr.flags() | (qp.signalAll ? SendWqe.SIGNALED : 0);
-            w.imm = wr.imm();
-            w.invalidateRkey = wr.invalidateRkey();
-            w.remoteAddr = wr.remoteAddr();
-            w.rkey = wr.rkey();
-            w.ah = wr.ah();
-            w.remoteQpn = wr.remoteQpn();
-            w.remoteQkey = wr.remoteQkey();
-            w.remoteSrqn = wr.remoteSrqn();
-            w.eecn = wr.eecn();
-            if (w.owner != qp) {
-                w.owner = qp;
-            }
+            w.copyFrom(wr, kind, qp.signalAll ? SendWqe.SIGNALED : 0, qp);
             if (kind.carriesOperands()) {
                 w.operands().copyFrom(wr);
             }

@@ -153,13 +153,22 @@ final class ReadResponseStream {
         queueHead = 0;
     }
 
+    /**
+     * A reference store into this long-lived stream costs G1's post-write barrier (a fence) even
+     * when it stores the value already there; READ after READ through regions stores null over
+     * null, so an unchanged window is not stored again.
+     */
+    private void window(io.rnic.core.memory.MemoryWindow w) {
+        if (mw != w) {
+            mw = w;
+        }
+    }
+
     private void begin(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m,
                        io.rnic.core.memory.MemoryWindow w, int wGeneration) {
         this.resource = r;
         this.mr = m;
-        if (this.mw != w) { // null READ after READ through regions: no GC write barrier
-            this.mw = w;
-        }
+        window(w);
         this.mwGeneration = wGeneration;
         this.fromPsn = psn;
         this.va = dataVa;
@@ -248,9 +257,7 @@ final class ReadResponseStream {
     /** The READ in progress is done: the responder's gap, then the next queued READ, if any. */
     private void nextRead() {
         mr = null;
-        if (mw != null) {
-            mw = null;
-        }
+        window(null);
         resource = null;
         int nextPsn = queued > 0 ? queuedPsn[queueHead] : -1;
         gap.between(nextPsn);

@@ -6,6 +6,12 @@ import io.rnic.verbs.WrOpcode;
 /**
  * A send queue entry: a copy of the posted work request plus the requester's progress on it.
  * Slots are preallocated per QP and reused, so posting does not allocate.
+ *
+ * <p>A slot comes round every max_send_wr posts, mostly for the same opcode, kind and QP, and
+ * lives long enough to be in the old generation: under G1 a reference store into it costs the
+ * post-write barrier (a fence) even when it stores the value already there. So
+ * {@code copyFrom} stores those references only when they change, and the WQE's state is a
+ * byte, not an enum reference.
  */
 public final class SendWqe {
     /** Progress of a WQE through the requester and completer. */
@@ -66,11 +72,7 @@ public final class SendWqe {
     /** RNR retries left to a suspended RD message (9.7.8.5), or -1 before its first RNR NAK. */
     int rnrLeft = -1;
 
-    /**
-     * The {@link State}'s ordinal: a WQE changes state three or four times a message, and a store
-     * of an enum constant into this long-lived slot would cost G1's write barrier (a fence) each
-     * time; a byte costs none.
-     */
+    /** The {@link State}'s ordinal: a WQE changes state three or four times a message (class comment). */
     private byte state;
     boolean psnAssigned;
     int firstPsn;
@@ -96,6 +98,35 @@ public final class SendWqe {
     SendWqe(int maxSge, int maxInline) {
         this.sgl = new SgList(maxSge);
         this.maxInline = maxInline;
+    }
+
+    /**
+     * Copies posted work request {@code wr} of kind {@code kind} into this slot, its flags ORed
+     * with {@code extraFlags}, for QP {@code owner}; the operands, inline data and SGEs are the
+     * poster's to copy.
+     */
+    void copyFrom(io.rnic.verbs.SendWorkRequest wr, RequestKind kind, int extraFlags, QpContext owner) {
+        wrId = wr.wrId();
+        WrOpcode op = wr.opcode();
+        if (opcode != op) {
+            opcode = op;
+        }
+        if (this.kind != kind) {
+            this.kind = kind;
+        }
+        flags = wr.flags() | extraFlags;
+        imm = wr.imm();
+        invalidateRkey = wr.invalidateRkey();
+        remoteAddr = wr.remoteAddr();
+        rkey = wr.rkey();
+        ah = wr.ah();
+        remoteQpn = wr.remoteQpn();
+        remoteQkey = wr.remoteQkey();
+        remoteSrqn = wr.remoteSrqn();
+        eecn = wr.eecn();
+        if (this.owner != owner) {
+            this.owner = owner;
+        }
     }
 
     /** The inline data area, made on first use and kept for the slot's later posts. */
