@@ -51,38 +51,43 @@ final class RequestExecution {
         if (req.placedPayload >= 0) {
             return executePlaced(op, len);
         }
-        switch (op.operation()) {
-            case SEND -> {
-                if (msg.placed == 0 && msg.receiveHeaderLength() > 0) {
-                    if (!msg.rwqe.sgl.scatter(0, grh.build(req.ip(), p.length()), 0, Grh.LENGTH)) {
-                        return req.fail(ResponderError.RECEIVE_BUFFER); // deregistered mid-message
-                    }
-                    msg.placed = Grh.LENGTH;
-                }
-                if (len > 0 && !msg.rwqe.sgl.scatter(msg.placed, p.buffer(), p.payloadOffset(), len)) {
-                    return req.fail(ResponderError.RECEIVE_BUFFER); // deregistered mid-message
-                }
-                msg.placed += len;
-            }
-            case RDMA_WRITE -> {
-                if (len > 0) {
-                    // Checked packet by packet: a region deregistered, or a window invalidated,
-                    // rebound or deallocated, since the WRITE began fails the rest of it (the old
-                    // key no longer grants access: reference §8.3, Remote Access Error). Both
-                    // changes run on this thread between packets.
-                    if (!io.rnic.core.memory.RemoteKey.stillGranted(msg.writeMr, msg.writeMw(), msg.writeMwGeneration)) {
-                        return req.fail(ResponderError.REMOTE_ACCESS);
-                    }
-                    msg.writeMr.write(msg.writeVa, p.buffer(), p.payloadOffset(), len);
-                }
-                msg.writeVa += len;
-                msg.writeRemaining -= len;
-            }
-            case RDMA_READ_REQUEST -> {
-                return Responder.State.READ_REPLY;
-            }
+        return switch (op.operation()) {
+            case SEND -> placeSend(p, len);
+            case RDMA_WRITE -> placeWrite(p, len);
+            case RDMA_READ_REQUEST -> Responder.State.READ_REPLY;
             default -> throw new IllegalStateException("no execution for " + op);
+        };
+    }
+
+    /** A SEND's packet lands in its receive WQE, after the GRH area of a datagram's first. */
+    private Responder.State placeSend(RocePacket p, int len) {
+        if (msg.placed == 0 && msg.receiveHeaderLength() > 0) {
+            if (!msg.rwqe.sgl.scatter(0, grh.build(req.ip(), p.length()), 0, Grh.LENGTH)) {
+                return req.fail(ResponderError.RECEIVE_BUFFER); // deregistered mid-message
+            }
+            msg.placed = Grh.LENGTH;
         }
+        if (len > 0 && !msg.rwqe.sgl.scatter(msg.placed, p.buffer(), p.payloadOffset(), len)) {
+            return req.fail(ResponderError.RECEIVE_BUFFER); // deregistered mid-message
+        }
+        msg.placed += len;
+        return Responder.State.COMPLETE;
+    }
+
+    /** A WRITE's packet lands in its region, while the grant its first packet was checked against stands. */
+    private Responder.State placeWrite(RocePacket p, int len) {
+        if (len > 0) {
+            // Checked packet by packet: a region deregistered, or a window invalidated,
+            // rebound or deallocated, since the WRITE began fails the rest of it (the old
+            // key no longer grants access: reference §8.3, Remote Access Error). Both
+            // changes run on this thread between packets.
+            if (!io.rnic.core.memory.RemoteKey.stillGranted(msg.writeMr, msg.writeMw(), msg.writeMwGeneration)) {
+                return req.fail(ResponderError.REMOTE_ACCESS);
+            }
+            msg.writeMr.write(msg.writeVa, p.buffer(), p.payloadOffset(), len);
+        }
+        msg.writeVa += len;
+        msg.writeRemaining -= len;
         return Responder.State.COMPLETE;
     }
 

@@ -21,11 +21,12 @@ import io.rnic.verbs.WcOpcode;
  * QP's {@link ReceiveQueue}, held by the message in progress until it completes.
  *
  * <p>This class is the state machine: one enum of named states and one loop, {@code state =
- * step(state)}, as rxe's; the PSN check, RNR and error handling. The steps it dispatches to live
- * with their responsibility: the checks in {@link RequestChecks}, the execution per operation
- * kind in {@link RequestExecution}, ACKs, NAKs and the READ response stream in
- * {@link ResponseSender}, duplicates and RESYNC in {@link DuplicateRequests}; the message in
- * progress is an {@link InboundMessage}, the packet being handled an {@link InboundRequest}.
+ * step(state)}, as rxe's ({@link #process}); the PSN check, RNR and error handling. The steps
+ * it dispatches to live with their responsibility: the checks in {@link RequestChecks}, the
+ * execution per operation kind in {@link RequestExecution}, ACKs, NAKs and the READ response
+ * stream in {@link ResponseSender}, duplicates and RESYNC in {@link DuplicateRequests}; the
+ * message in progress is an {@link InboundMessage}, the packet being handled an
+ * {@link InboundRequest}.
  */
 final class Responder {
     /** The responder's states for one request packet; {@link #process} steps through them until DONE. */
@@ -137,38 +138,37 @@ final class Responder {
      * Runs one request through the checks and its execution, as rxe's responder loop does: each
      * state's step returns the next state, until DONE. {@code placed} is its payload length when
      * its data was placed on arrival and only its headers were kept, else -1.
+     *
+     * <p>The steps are dispatched here, in the loop, rather than by a method of their own: that
+     * method, called once per state, would be compiled apart and called, not inlined (it grows
+     * past the JIT's inlining limit once its steps are inlined into it).
      */
     void process(RocePacket p, io.rnic.core.packet.PseudoHeader ip, int placed) {
         req.arrived(ip, placed);
         State s = State.CHK_PSN;
         do {
-            s = step(s, p);
+            s = switch (s) {
+                case CHK_PSN -> checkPsn(p);
+                case CHK_OP_SEQ -> checks.opSequence(p);
+                case CHK_TARGET -> checks.target(p);
+                case CHK_OP_VALID -> checks.opValid(p);
+                case CHK_RESOURCE -> checks.resource(p);
+                case CHK_LENGTH -> checks.length(p);
+                case CHK_RKEY -> checks.rkey(p);
+                case EXECUTE -> execution.execute(p);
+                case READ_REPLY -> execution.readReply(p);
+                case ATOMIC_REPLY -> execution.atomicReply(p);
+                case ATOMIC_WRITE_REPLY -> execution.atomicWriteReply(p);
+                case FLUSH_REPLY -> execution.flushReply(p);
+                case COMPLETE -> execution.complete(p);
+                case ACKNOWLEDGE -> acknowledge(p);
+                case DUPLICATE_REQUEST -> duplicates.duplicate(p);
+                case RNR -> rnr(p);
+                case ERROR -> fail(p);
+                case RESYNC -> duplicates.resync(p, receiveWindow);
+                case DONE -> throw new IllegalStateException("responder state " + s);
+            };
         } while (s != State.DONE);
-    }
-
-    /** One state's work on request {@code p}; returns the next state. */
-    private State step(State s, RocePacket p) {
-        return switch (s) {
-            case CHK_PSN -> checkPsn(p);
-            case CHK_OP_SEQ -> checks.opSequence(p);
-            case CHK_TARGET -> checks.target(p);
-            case CHK_OP_VALID -> checks.opValid(p);
-            case CHK_RESOURCE -> checks.resource(p);
-            case CHK_LENGTH -> checks.length(p);
-            case CHK_RKEY -> checks.rkey(p);
-            case EXECUTE -> execution.execute(p);
-            case READ_REPLY -> execution.readReply(p);
-            case ATOMIC_REPLY -> execution.atomicReply(p);
-            case ATOMIC_WRITE_REPLY -> execution.atomicWriteReply(p);
-            case FLUSH_REPLY -> execution.flushReply(p);
-            case COMPLETE -> execution.complete(p);
-            case ACKNOWLEDGE -> acknowledge(p);
-            case DUPLICATE_REQUEST -> duplicates.duplicate(p);
-            case RNR -> rnr(p);
-            case ERROR -> fail(p);
-            case RESYNC -> duplicates.resync(p, receiveWindow);
-            case DONE -> throw new IllegalStateException("responder state " + s);
-        };
     }
 
     /**
