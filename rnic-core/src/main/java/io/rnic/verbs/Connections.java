@@ -84,7 +84,7 @@ public final class Connections {
         if (responds) {
             rtr.maxDestRdAtomic(o.maxDestRdAtomic()).minRnrTimer(o.minRnrTimer());
         }
-        // Seed 002's loss recovery is RC's (the transition table says which types take it).
+        // Out-of-order loss recovery is RC's (the transition table says which types take it).
         if ((io.rnic.core.qp.QpTransitions.rule(qp.type(), QpState.INIT, QpState.RTR).accepted()
                 & QpAttrMask.LOSS_RECOVERY) != 0) {
             rtr.lossRecovery(o.lossRecovery());

@@ -97,7 +97,7 @@ public enum Counter {
     LOCAL_ACK_TIMEOUTS("local_ack_timeouts"),
     /** RDMA READ response packets the responder sent, replays included. */
     READ_RESPONSES_SENT("read_responses_sent"),
-    /** READs whose responses stopped for a duplicate READ with an earlier PSN (seed 000 §3.3.2.2 rule 6). */
+    /** READs whose responses stopped for a duplicate READ with an earlier PSN (IBA 9.7, repeated duplicate requests rule 6). */
     READ_STREAMS_INTERRUPTED("read_streams_interrupted"),
     /** Duplicate READs dropped because the responses they ask for are already on their way. */
     DUPLICATE_REQUEST_IN_PROGRESS("duplicate_request_in_progress"),
@@ -134,9 +134,9 @@ public enum Counter {
     XRC_DOMAIN_VIOLATIONS("xrc_domain_violations"),
     /** XRC middle or last packets NAKed because they name another XRC SRQ than their message's first (o9-114.a5). */
     XRC_SRQ_MISMATCHES("xrc_srq_mismatches"),
-    /** Requests kept in a reorder buffer because they arrived ahead of the expected PSN (seed 002). */
+    /** Requests kept in a reorder buffer because they arrived ahead of the expected PSN (out-of-order reception). */
     OOO_REQUESTS_HELD("ooo_requests_held"),
-    /** Requests placed in memory on arrival ahead of the expected PSN, from their SRETH (seed 002). */
+    /** Requests placed in memory on arrival ahead of the expected PSN, from their SRETH (selective retransmission). */
     OOO_REQUESTS_PLACED("ooo_requests_placed"),
     /** Requests ahead of the expected PSN that were already held or placed: dropped. */
     OOO_DUPLICATES("ooo_duplicates"),
@@ -144,13 +144,13 @@ public enum Counter {
     OOO_OVERFLOWS("ooo_overflows"),
     /** Holes declared lost by the responder (unfilled too long, or behind too many later packets) and NAKed. */
     HOLE_NAKS_SENT("hole_naks_sent"),
-    /** Selective NAKs received, each listing the PSNs the responder misses (seed 002 extended protocol). */
+    /** Selective NAKs received, each listing the PSNs the responder misses (the selective-retransmission protocol). */
     RCVD_SELECTIVE_NAKS("rcvd_selective_naks"),
     /** Packets resent because a selective NAK listed them. */
     SELECTIVE_RETRANSMISSIONS("selective_retransmissions"),
-    /** READ responses placed ahead of the expected response PSN (seed 002). */
+    /** READ responses placed ahead of the expected response PSN (out-of-order reception). */
     OOO_READ_RESPONSES("ooo_read_responses"),
-    /** Smaller READ requests sent to fetch only the missing pieces of a READ's responses (seed 002). */
+    /** Smaller READ requests sent to fetch only the missing pieces of a READ's responses (selective retransmission). */
     SELECTIVE_REREADS("selective_rereads"),
     /**
      * RD requests NAKed Invalid RD Request because the QP their BTH names is not an RD QP able to

@@ -3,8 +3,7 @@ package io.rnic.verbs;
 import io.rnic.core.engine.QpContext;
 
 /**
- * An end-to-end (EE) context of reliable datagram service (IBA 10.2.7, 11.2.9; seed 001
- * §9.7.8): the reliability of RD, per remote node. Many RD QPs of its domain send through one
+ * An end-to-end (EE) context of reliable datagram service (IBA 10.2.7, 11.2.9, 9.7.8): the reliability of RD, per remote node. Many RD QPs of its domain send through one
  * context, one message at a time (o9-102), their work requests naming it
  * ({@link SendWorkRequest#rd}); it numbers their packets with its own PSNs, retries them,
  * answers duplicates, keeps the READ and atomic resources and counts messages (MSN). A QP

@@ -48,7 +48,7 @@ public final class QpAttrMask {
     /** {@code dest_qp_num}. */
     public static final int DEST_QPN = 1 << 20;
     /**
-     * rnic's own: how the QP recovers from loss ({@link LossRecovery}, seed 002); RC, INIT to RTR
+     * rnic's own: how the QP recovers from loss ({@link LossRecovery}); RC, INIT to RTR
      * only. libibverbs has no such bit.
      */
     public static final int LOSS_RECOVERY = 1 << 21;

@@ -19,7 +19,7 @@ public enum QpType {
     /** XRC target (receive) side, the kernel's XRC_TGT. */
     XRC_RECV(10),
     /**
-     * Reliable Datagram (seed 001 §9.7.8): a QP of a reliable datagram domain that sends each
+     * Reliable Datagram (IBA 9.7.8): a QP of a reliable datagram domain that sends each
      * message through the EE context its work request names, to any RD QP of that context's
      * node, and receives from any EE context of its domain. libibverbs has no RD; 16 is rnic's
      * value, above every {@code ibv_qp_type}.

@@ -12,7 +12,7 @@ package io.rnic.verbs;
  * @param maxRdAtomic     outstanding READs/atomics this side may initiate
  * @param maxDestRdAtomic READs/atomics this side accepts outstanding
  * @param pkeyIndex       P_Key table index
- * @param lossRecovery    how an RC QP recovers from loss (seed 002); XRC and UC QPs ignore it
+ * @param lossRecovery    how an RC QP recovers from loss; XRC and UC QPs ignore it
  * @param trafficClass    the address vector's traffic class: its DSCP (the upper six bits) marks
  *                        the QP's packets, 0 for the network's default; the device sets the ECN bits
  */
@@ -30,7 +30,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
      * @param maxRdAtomic outstanding READs/atomics this side may initiate
      * @param maxDestRdAtomic READs/atomics this side accepts outstanding
      * @param pkeyIndex P_Key table index
-     * @param lossRecovery how an RC QP recovers from loss (seed 002); XRC and UC QPs ignore it
+     * @param lossRecovery how an RC QP recovers from loss; XRC and UC QPs ignore it
      * @param trafficClass the address vector's traffic class: its DSCP (the upper six bits) marks the QP's packets, 0 for the network's default; the device sets the ECN bits
      */
     public RcOptions {
@@ -119,7 +119,7 @@ public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt,
     }
 
     /**
-     * Returns a copy with another loss recovery mode (seed 002). {@link LossRecovery#SELECTIVE}
+     * Returns a copy with another loss recovery mode. {@link LossRecovery#SELECTIVE}
      * changes the packets: give both sides the same.
      *
      * @param mode the mode

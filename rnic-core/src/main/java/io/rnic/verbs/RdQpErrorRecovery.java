@@ -3,7 +3,7 @@ package io.rnic.verbs;
 /**
  * What an EE context's requester does when a message fails for a reason that concerns its QP
  * rather than the context (an R_Key or Q_Key violation, an invalid RD request, RNR retries spent):
- * the two choices of o9-114.a1 (seed 001 §9.7.8.5).
+ * the two choices of o9-114.a1 (IBA 9.7.8.5).
  */
 public enum RdQpErrorRecovery {
     /**

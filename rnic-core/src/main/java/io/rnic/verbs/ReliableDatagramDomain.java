@@ -4,7 +4,7 @@ import io.rnic.core.engine.QpContext;
 import io.rnic.core.engine.RddContext;
 
 /**
- * A reliable datagram domain (RDD, IBA 10.2.8; seed 001 §9.7.8): the scope that pairs RD QPs
+ * A reliable datagram domain (RDD, IBA 10.2.8; IBA 9.7.8): the scope that pairs RD QPs
  * with the EE contexts that carry their messages. An RD QP ({@link ProtectionDomain#createRdQp})
  * sends only through contexts of its domain, and a request that reaches a QP of another domain
  * than the context it came through is refused with NAK Invalid RD Request.

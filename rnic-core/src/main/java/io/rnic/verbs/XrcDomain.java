@@ -5,7 +5,7 @@ import io.rnic.core.engine.XrcDomainContext;
 
 /**
  * An XRC domain ({@code ibv_xrcd}): the scope in which an XRC target QP delivers to XRC shared
- * receive queues (seed 001 §9.7.9). Its XRC SRQs are created with
+ * receive queues (IBA 9.7.9). Its XRC SRQs are created with
  * {@link ProtectionDomain#createXrcSrq}, its target QPs with {@link #createTargetQp}; a
  * request that names an XRC SRQ of another domain is refused with a NAK (o9-114.a6).
  *

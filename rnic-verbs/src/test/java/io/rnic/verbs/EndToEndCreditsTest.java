@@ -121,7 +121,7 @@ class EndToEndCreditsTest {
     }
 
     /**
-     * Seed 000 §2.7 (ghost ACKs): an ACK whose PSN is beyond the last PSN sent (the invalid
+     * IBA 9.7, ghost ACKs (ghost ACKs): an ACK whose PSN is beyond the last PSN sent (the invalid
      * region) is dropped, and completes nothing, but the credits in its AETH are still taken, as
      * a duplicate-region ACK's are (§2.6.2). Before, a ghost ACK's credits were dropped with it.
      */

@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 002's first scheme, "more memory, no wire change" ({@link LossRecovery#REORDER}), one
+ * The reorder-buffer scheme, "more memory, no wire change" ({@link LossRecovery#REORDER}), one
  * named test per rule, on the simulated network with scripted faults in virtual time: the
  * responder's reorder buffer and hole detection, and the requester's placement of READ responses
  * ahead of the expected one with selective re-reads of the missing pieces.
@@ -400,7 +400,7 @@ class LossRecoveryTest {
     }
 
     /**
-     * Seed 002: selective retransmission resends only what was lost, tail loss included. A
+     * Selective retransmission: selective retransmission resends only what was lost, tail loss included. A
      * 32-packet WRITE loses packets +1, +2, +10, +20 and +31 (its last, which no later packet
      * reveals): the holes behind later packets are NAKed and resent, the tail after a short
      * retransmission timeout (IRN's RTO_low, few packets being in flight), and the responder
@@ -434,7 +434,7 @@ class LossRecoveryTest {
     }
 
     /**
-     * IRN's RTO_low (seed 002, the extended protocol): it applies once per forward progress. A
+     * IRN's RTO_low (the selective-retransmission protocol): it applies once per forward progress. A
      * 4-packet WRITE whose last packet is lost twice: the first resend leaves after RTO_low
      * (100 µs in virtual time), and when it is lost too the next waits for the normal ACK
      * timeout (67 ms), so a slow peer cannot make RTO_low spend the retry budget. Set to 0, it is

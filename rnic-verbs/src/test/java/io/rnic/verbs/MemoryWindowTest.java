@@ -254,7 +254,7 @@ class MemoryWindowTest {
     }
 
     @Test
-    void aType2WindowCannotBeBoundThroughXrc() { // seed 001 §9.7.9.1: no type 2 windows on XRC
+    void aType2WindowCannotBeBoundThroughXrc() { // IBA 9.7.9.1: no type 2 windows on XRC
         try (RcFixture f = new RcFixture(17, RcOptions.defaults(), PSN_A, 0x900, QpCaps.defaults(), true)) {
             MemoryRegion mr = f.pdA.registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE
                     | AccessFlags.MW_BIND);

@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The PSN, retry, duplicate and credit rules of seed 000 and reference §3 and §5, one named
+ * The PSN, retry, duplicate and credit rules of IBA 9.7 and reference §3 and §5, one named
  * test each, on the simulated network with scripted faults, in virtual time. It is the
  * reliability contract of every RC-like transport: {@link XrcReliabilityTest} runs the same
  * tests on an XRC initiator and target pair.
@@ -273,7 +273,7 @@ class RcReliabilityTest {
     }
 
     /**
-     * Seed 000 §4: PSNs 1 and 2 are sent, their ACKs are lost, the timer retries PSN 1, and the
+     * IBA 9.7, retries: PSNs 1 and 2 are sent, their ACKs are lost, the timer retries PSN 1, and the
      * responder answers the duplicate with its furthest PSN, 2. The requester, which remembers
      * its high-water mark, accepts an ACK beyond the retried PSN.
      */
@@ -358,7 +358,7 @@ class RcReliabilityTest {
     }
 
     /**
-     * Seed 000 §3.3.2.1: a duplicate READ may ask for any subset of the original's data; it is
+     * IBA 9.7, duplicate requests: a duplicate READ may ask for any subset of the original's data; it is
      * re-executed from memory with responses from its own PSN (rxe answers a request that does
      * not start at the original's first PSN with MIDDLE ... LAST). Here the middle packet of a
      * three-packet READ is asked for again, and only it is sent (issue 12, defect 8).
@@ -443,7 +443,7 @@ class RcReliabilityTest {
 
     /**
      * One retry per loss: the responder's sequence NAK arrives twice (duplicated by the network),
-     * and the requester goes back once, not twice (reference §5.3, seed 000: the second NAK names
+     * and the requester goes back once, not twice (reference §5.3, IBA 9.7: the second NAK names
      * a retry already under way).
      */
     @Test
@@ -497,7 +497,7 @@ class RcReliabilityTest {
     }
 
     /**
-     * Seed 000 §3.3.2.1 (IBA 9.7.5.1, duplicate atomics): "If the PSN of a duplicate atomic
+     * IBA 9.7, duplicate requests (IBA 9.7.5.1, duplicate atomics): "If the PSN of a duplicate atomic
      * request does not match the PSN of any recently executed atomic operation, the request is
      * invalid and silently dropped." A FETCH_ADD arrives at the PSN of a SEND already completed:
      * a duplicate with no saved atomic result there. Nothing answers it, nothing executes it, it
@@ -537,7 +537,7 @@ class RcReliabilityTest {
     }
 
     /**
-     * Seed 000 §3.3.2.2 rule 3: "If, while re-executing a duplicate RDMA READ request, the
+     * IBA 9.7, repeated duplicate requests rule 3: "If, while re-executing a duplicate RDMA READ request, the
      * responder detects an error before returning the first response packet, it silently drops
      * the duplicate request." The READ's region is deregistered after its answer; its duplicate
      * (the original's PSN and range) now fails the access check: no response and no NAK, counted,
@@ -614,7 +614,7 @@ class RcReliabilityTest {
     }
 
     /**
-     * Seed 000 §3.3.2.2 rules 6 and 7: the responses of a large READ go out paced, so the READ is
+     * IBA 9.7, repeated duplicate requests rules 6 and 7: the responses of a large READ go out paced, so the READ is
      * in progress when the requester, seeing them skip the lost response of an earlier READ
      * (an implied NAK), sends that READ again; the responder stops the READ in progress, answers
      * the earlier one, and does not finish the interrupted stream; the requester's go-back-N

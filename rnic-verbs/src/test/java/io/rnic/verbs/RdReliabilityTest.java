@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reliability for RD is RC's, kept per EE context (seed 001 §9.7.8: the service uses "the
+ * Reliability for RD is RC's, kept per EE context (IBA 9.7.8: the service uses "the
  * methods described in 9.7": PSNs, the ACK/NAK protocol, timers, retries, duplicates): every
  * test of {@link RcReliabilityTest} runs here on an RD QP pair whose messages go through one EE
  * context on each side. Where RC's test needs several messages in flight on one connection,
@@ -57,7 +57,7 @@ class RdReliabilityTest extends RcReliabilityTest {
     }
 
     /**
-     * Seed 000 §4 with one message at a time: the lost ACKs are recovered by the local ACK timer,
+     * IBA 9.7, retries with one message at a time: the lost ACKs are recovered by the local ACK timer,
      * and each retried PSN is answered with the furthest PSN accepted, which is that same one.
      */
     @Override

@@ -24,7 +24,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reliable datagram service (seed 001 §9.7.8) between two nodes on the simulated network, in
+ * Reliable datagram service (IBA 9.7.8) between two nodes on the simulated network, in
  * virtual time: one test per normative rule the seed states for a channel adapter (o9-100 to
  * o9-114.a4), the seed's outbound and inbound examples, and the recovery of 9.7.8.5 (abandon,
  * suspend, RESYNC, the MSN rule of 9.7.8.6.1 and the "r3" ghost). RC's PSN, retry and duplicate

@@ -156,7 +156,7 @@ class SrqTest {
 
     @Test
     void acksOfAQpOnAnSrqCarryTheInvalidCreditCodeWhileAQpWithItsOwnQueueAdvertisesCredits() {
-        // Reference §3.1; seed 001 (XRC a10: "the invalid credit code, as with an ordinary SRQ").
+        // Reference §3.1; IBA 9.7.9 (XRC o9-114.a10: "the invalid credit code, as with an ordinary SRQ").
         var seen = Wiretap.sent(p.wireB);
         for (int i = 0; i < 8; i++) {
             postSrq(i, 0, 64);

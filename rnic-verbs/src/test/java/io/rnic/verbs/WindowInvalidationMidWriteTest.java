@@ -68,7 +68,7 @@ class WindowInvalidationMidWriteTest {
 
     /**
      * A READ's responses stream out chunk by chunk; a window revoked between two chunks ends the
-     * stream, as a deregistered region does (seed 000 §3.3.2.2 rule 4): no response carries the
+     * stream, as a deregistered region does (IBA 9.7, repeated duplicate requests rule 4): no response carries the
      * window's bytes after the revocation. The requester's retry of the rest is a duplicate READ
      * whose key now grants nothing, silently dropped (rule 3), so its retries run out.
      */

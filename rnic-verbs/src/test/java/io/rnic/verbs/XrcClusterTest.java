@@ -11,7 +11,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 001 §9.7.9.1's arithmetic, run: a cluster of N = 3 nodes with p = 4 processes each, every
+ * IBA 9.7.9.1's arithmetic, run: a cluster of N = 3 nodes with p = 4 processes each, every
  * process sending to every process of the other nodes. With RC that takes (N−1)·p·p QPs per
  * node (the seed's N·p·p, counting the N−1 remote nodes as it allows); with XRC each process
  * has one initiator QP per remote node, and one XRC SRQ, and each node one target QP per remote

@@ -6,7 +6,7 @@ import io.rnic.core.packet.AethSyndrome;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reliability for XRC is RC's (seed 001 §9.7.9.1: the initiator works as an RC requester, the
+ * Reliability for XRC is RC's (IBA 9.7.9.1: the initiator works as an RC requester, the
  * target as an RC responder): every test of {@link RcReliabilityTest} runs here on an XRC
  * initiator and target pair, whose messages go to one XRC SRQ. End-to-end credits, which XRC
  * does not carry, are RC's alone ({@link EndToEndCreditsTest}); here is the XRC rule instead.

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * XRC's own rules (seed 001 §9.7.9, o9-114.a5–a10) and objects on the simulated network: node A
+ * XRC's own rules (IBA 9.7.9, o9-114.a5–a10) and objects on the simulated network: node A
  * has an initiator QP, node B a target QP in XRC domain "d" through which the initiator reaches
  * two XRC SRQs of "d", standing for two processes of B, each with its own PD and CQ. The rules
  * XRC shares with RC run in {@link XrcReliabilityTest}.

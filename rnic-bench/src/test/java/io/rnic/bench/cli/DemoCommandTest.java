@@ -40,7 +40,7 @@ class DemoCommandTest {
         wireCheck(pcap, "1024");
     }
 
-    /** Seed 002's modes over UDP: REORDER's packets are standard RoCEv2, SR's are rnic's own (issue 15). */
+    /** The loss-recovery modes over UDP: REORDER's packets are standard RoCEv2, SR's are rnic's own (issue 15). */
     @Test
     void demoWithEachLossRecoveryModePassesEveryCheckAndItsCaptureIsJudged() throws Exception {
         Path reorder = tmp.resolve("reorder.pcap");
@@ -111,7 +111,7 @@ class DemoCommandTest {
     }
 
     /**
-     * RD over UDP (seed 001 §9.7.8): two RD QPs through one EE context, an RNR suspension and a
+     * RD over UDP (IBA 9.7.8): two RD QPs through one EE context, an RNR suspension and a
      * RESYNC; the capture's RDETH/DETH requests and RDETH responses are clean for rnic decode and,
      * PSNs counted per EE context, for wire-check's own parser (Wireshark 4.0 mis-dissects RD).
      */

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A capture of seed 002's extended protocol is judged by {@code rnic decode} (wire-check and
+ * A capture of the selective-retransmission protocol is judged by {@code rnic decode} (wire-check and
  * Wireshark know no SRETH): every packet decodes, every ICRC holds, and the SRETH is shown,
  * a selective NAK's bitmap included (docs/packets.md).
  */

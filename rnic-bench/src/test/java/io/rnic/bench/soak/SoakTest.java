@@ -38,7 +38,7 @@ class SoakTest {
     }
 
     /**
-     * Seed 002's loss recovery keeps RC's guarantees (issue 15): in posting order, exactly once, data
+     * Out-of-order loss recovery keeps RC's guarantees (issue 15): in posting order, exactly once, data
      * exact, atomics, ATOMIC WRITEs and FLUSHes executed once, through the same faults.
      */
     @org.junit.jupiter.params.ParameterizedTest

@@ -138,7 +138,7 @@ final class Completer {
 
     /**
      * Arms the local ACK timer if it is not running, without moving its deadline: for a packet
-     * sent again by seed 002's recovery (a re-read, a selectively resent packet). Moving the
+     * sent again by selective loss recovery (a re-read, a selectively resent packet). Moving the
      * deadline on every such packet let a recovery that could not succeed (its hole lost, the one
      * NAK for it spent) postpone the timeout, and with it go-back-N's recovery, forever.
      */
@@ -190,7 +190,7 @@ final class Completer {
         int psn = p.bth().psn();
         ResponseRegion region = window.classify(psn);
         if (region != ResponseRegion.VALID) {
-            // A duplicate (seed 000 §2.6.2) or a ghost beyond the last PSN sent (§2.7) is dropped
+            // A duplicate (IBA 9.7, credits in duplicate ACKs) or a ghost beyond the last PSN sent (IBA 9.7, ghost ACKs) is dropped
             // and completes nothing, but the end-to-end credits its AETH carries still count: a
             // responder may repeat its last ACK, or send an unsolicited one, only to hand them over.
             qp.hca.counters().inc(region == ResponseRegion.DUPLICATE ? Counter.DUPLICATE_RESPONSE : Counter.GHOST_RESPONSE);
@@ -217,14 +217,14 @@ final class Completer {
         qp.requester.run();
     }
 
-    /** A sequence NAK of seed 002's extended protocol: its SRETH lists the PSNs the responder misses. */
+    /** A sequence NAK of the selective-retransmission protocol: its SRETH lists the PSNs the responder misses. */
     private static boolean isSelectiveNak(RocePacket p) {
         return p.opcode().operation() == Operation.ACKNOWLEDGE && p.opcode().has(io.rnic.core.packet.Header.SRETH)
                 && p.aeth().syndrome() == AethSyndrome.nak(AethSyndrome.NAK_PSN_SEQUENCE_ERROR);
     }
 
     /**
-     * Seed 002's extended protocol: the responder has every request before the NAK's PSN, and
+     * The selective-retransmission protocol: the responder has every request before the NAK's PSN, and
      * lists which after it it misses; exactly those packets are sent again, and nothing is rewound.
      * What it acknowledges stops at a READ or atomic still waiting for its answers (they must stay
      * in the valid region); the response window applies the rest when they complete.

@@ -72,7 +72,7 @@ final class DuplicateRequests {
 
     /**
      * A duplicate READ is re-executed from memory, with responses from its own PSN; it may ask for
-     * any subset of the original's data (seed 000 §3.3.2.1; rxe's check is the same): the same
+     * any subset of the original's data (IBA 9.7, duplicate requests; rxe's check is the same): the same
      * R_Key, and an address range inside the original's. Anything else is invalid and dropped
      * silently (§3.3.2.2 rule 5).
      */
@@ -106,7 +106,7 @@ final class DuplicateRequests {
     }
 
     /**
-     * RESYNC (seed 001 §9.7.8.5, 9.7.3.2.2): the requests {@code held} ahead of a hole are
+     * RESYNC (IBA 9.7.8.5, 9.7.3.2.2): the requests {@code held} ahead of a hole are
      * forgotten, the message in progress, if any, is dropped (a receive WQE it took completes
      * flushed), the expected PSN moves past the RESYNC's, and it counts as a message, so its
      * ACK's MSN tells the requester whether the message before it had completed (9.7.8.6.1).

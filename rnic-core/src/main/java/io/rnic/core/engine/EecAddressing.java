@@ -11,7 +11,7 @@ import io.rnic.verbs.SendWorkRequest;
  * QP's peer is ({@code destQpn} is the destination EE context number, which every packet's
  * RDETH carries). Each request's BTH names the QP its work request is for and its DETH the
  * Q_Key and the RD QP that sent it; each response's BTH names the QP that sent the request
- * answered (seed 001 §9.7.8.2). Packets are accepted from the peer node only.
+ * answered (IBA 9.7.8.2). Packets are accepted from the peer node only.
  */
 final class EecAddressing implements Addressing {
     /** The path, flow and peer check, as a connected QP's whose peer is the remote context. */

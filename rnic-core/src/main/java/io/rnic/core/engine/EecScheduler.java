@@ -9,7 +9,7 @@ import io.rnic.verbs.WcStatus;
 import java.util.ArrayDeque;
 
 /**
- * The outbound side of an EE context (seed 001 §9.7.8.2.1): the list of RD QPs whose next
+ * The outbound side of an EE context (IBA 9.7.8.2.1): the list of RD QPs whose next
  * message it is to carry, served in turn one message at a time (o9-102), and the recovery of
  * 9.7.8.5 when a message cannot complete. The context's own requester and completer do the
  * packets, PSNs, ACKs and retries of the message it carries, as an RC QP's do.

@@ -17,7 +17,7 @@ final class InboundRequest {
     private PseudoHeader ip;
     /**
      * The payload length of the request being handled when its data was placed on arrival (only
-     * its headers were kept, seed 002's extended protocol), else -1.
+     * its headers were kept, the selective-retransmission protocol), else -1.
      */
     int placedPayload = -1;
     /**

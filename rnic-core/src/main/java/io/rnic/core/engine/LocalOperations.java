@@ -47,7 +47,7 @@ final class LocalOperations {
                 return "no memory window has key 0x" + Integer.toHexString(o.bindMwKey);
             }
             if (mw.type() == 2 && qp.policy.headers().namesTargetSrq()) {
-                return "XRC has no type 2 memory windows (seed 001 §9.7.9.1)";
+                return "XRC has no type 2 memory windows (IBA 9.7.9.1)";
             }
             MemoryRegion mr = o.bindMrKey == 0 ? null : keys.lookup(o.bindMrKey);
             return o.bindMrKey != 0 && mr == null ? "no memory region has key 0x" + Integer.toHexString(o.bindMrKey)

@@ -11,7 +11,7 @@ import io.rnic.core.psn.Psn;
 import io.rnic.verbs.AccessFlags;
 
 /**
- * Seed 002's responder for the extended protocol: a SEND or WRITE packet ahead of the expected
+ * The loss-recovery responder for the extended protocol: a SEND or WRITE packet ahead of the expected
  * PSN carries in its SRETH where its data goes (a WRITE's address, R_Key, length and packet
  * offset; a SEND's receive WQE number and packet offset), so its data is placed in memory on
  * arrival, after the same key and bounds checks an in-order packet passes, and only its headers

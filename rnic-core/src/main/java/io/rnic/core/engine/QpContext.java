@@ -178,7 +178,7 @@ public final class QpContext {
     }
 
     /**
-     * Creates an RD QP in RESET in reliable datagram domain {@code rdd} (seed 001 §9.7.8): its
+     * Creates an RD QP in RESET in reliable datagram domain {@code rdd} (IBA 9.7.8): its
      * queues, protection domain and CQs are its own; its messages go through the EE contexts of
      * the domain that its work requests name.
      *
@@ -202,7 +202,7 @@ public final class QpContext {
 
     /**
      * Creates an EE context in RESET in reliable datagram domain {@code rdd}: a context in "EE
-     * mode" (seed 001 §9.7.8, implementation note), numbered from the QPs' space, that carries
+     * mode" (IBA 9.7.8, implementation note), numbered from the QPs' space, that carries
      * the messages of the domain's RD QPs to one peer context with RC's reliability. It is
      * brought up as an RC QP is: INIT, RTR with the path, the peer context's number (as the
      * destination QP) and the receive PSN, RTS with the send PSN and the retry counts.

@@ -48,7 +48,7 @@ final class QpModify {
             case INIT -> qp.state = QpState.INIT;
             case RTR -> {
                 if (from == QpState.INIT) {
-                    // Seed 002's extended protocol is RC with an SRETH on every packet: its own opcodes.
+                    // The selective-retransmission protocol is RC with an SRETH on every packet: its own opcodes.
                     qp.transport = qp.attrs.lossRecovery() == io.rnic.verbs.LossRecovery.SELECTIVE
                             ? io.rnic.core.packet.Transport.SR : qp.policy.transport();
                     qp.addressing.onReadyToReceive(qp.attrs);

@@ -6,7 +6,7 @@ import io.rnic.verbs.SendWorkRequest;
 
 /**
  * An RD QP's destinations: each work request names the local EE context that carries it, the
- * remote QP and the Q_Key (seed 001 §9.7.8.2.1, step 1). The context must be of the QP's
+ * remote QP and the Q_Key (IBA 9.7.8.2.1, step 1). The context must be of the QP's
  * reliable datagram domain; the path, the UDP flow and the PSNs are the context's, so the QP
  * itself opens no flow and never sends or answers a packet.
  */

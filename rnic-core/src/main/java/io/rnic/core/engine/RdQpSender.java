@@ -5,7 +5,7 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.WcStatus;
 
 /**
- * An RD QP's send side (seed 001 §9.7.8.2.1, steps 2 and 9): the WQE at the head of its send
+ * An RD QP's send side (IBA 9.7.8.2.1, steps 2 and 9): the WQE at the head of its send
  * queue is queued on the EE context it names; when that message completes, the QP leaves the
  * context and its next WQE is queued on that one's context, at the tail. So the QP has one
  * message outstanding at a time (o9-103) and its WQEs complete in order (o9-113), and a QP whose

@@ -6,7 +6,7 @@ import io.rnic.verbs.Counter;
 import io.rnic.verbs.QpState;
 
 /**
- * An EE context's message target (seed 001 §9.7.8.2.2, inbound steps 2–4): the RD QP the first
+ * An EE context's message target (IBA 9.7.8.2.2, inbound steps 2–4): the RD QP the first
  * or only packet's BTH names. It must be an RD QP of the context's reliable datagram domain,
  * able to receive, whose Q_Key the DETH carries; anything else is refused with NAK Invalid RD
  * Request (9.7.8.1), which concerns that QP and not the context. Its protection domain, receive

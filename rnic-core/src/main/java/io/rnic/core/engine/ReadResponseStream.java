@@ -17,7 +17,7 @@ import io.rnic.verbs.Counter;
  * built in one step starved its own requester into a retry timeout), and does not outrun its
  * receiver. READs accepted while one is streaming queue behind it, in PSN order.
  *
- * <p>Because its responses take time, a READ is truly "in progress", and seed 000's rules for
+ * <p>Because its responses take time, a READ is truly "in progress", and IBA 9.7's PSN rules for
  * that case apply (§3.3.2.2): a duplicate READ with a PSN earlier than the response being sent
  * (an earlier READ, or this one from a response the requester lacks) stops it and is answered
  * instead (rule 6), and neither the interrupted READ's remaining responses nor the READs queued
@@ -112,7 +112,7 @@ final class ReadResponseStream {
      * {@code [va, va + length)} (the original, or a subset a duplicate asks for), with data from
      * {@code mr} (checked chunk by chunk before its bytes are copied; a region deregistered, or
      * the window {@code mw} the READ came through invalidated, rebound or deallocated since
-     * generation {@code mwGeneration}, ends the stream, seed 000 §3.3.2.2 rule 4): at once if
+     * generation {@code mwGeneration}, ends the stream, IBA 9.7, repeated duplicate requests rule 4): at once if
      * nothing is streaming, else after what is.
      */
     void start(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr,

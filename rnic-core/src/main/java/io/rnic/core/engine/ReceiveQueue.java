@@ -40,7 +40,7 @@ interface ReceiveQueue {
      * The WQE that the message {@code k} messages after the next one to start will take, without
      * taking it; {@code null} if it is not posted yet or the queue cannot say (a shared queue,
      * which other QPs take from too). Lets a request that arrives ahead of its turn be placed on
-     * arrival (seed 002's extended protocol). Protocol thread.
+     * arrival (the selective-retransmission protocol). Protocol thread.
      */
     default RecvWqe peek(int k) {
         return null;

@@ -5,7 +5,7 @@ import io.rnic.core.packet.RocePacket;
 import io.rnic.verbs.LossRecovery;
 
 /**
- * The responder's receive window (seed 002): what becomes of a request whose PSN is ahead of the
+ * The responder's receive window for out-of-order reception: what becomes of a request whose PSN is ahead of the
  * expected one. Go-back-N ({@link InOrderReceiveWindow}) takes none, and the responder NAKs the
  * first and drops the rest (reference §5.4); a reorder buffer ({@link ReorderReceiveWindow})
  * holds them and hands them back in PSN order once the hole fills; the extended protocol
@@ -31,7 +31,7 @@ interface ReceiveWindow {
 
     /**
      * Whether a duplicate READ earlier than the response being streamed interrupts the stream
-     * (seed 000 §3.3.2.2 rule 6: a standard requester that asks again from an earlier PSN is going
+     * (IBA 9.7, repeated duplicate requests rule 6: a standard requester that asks again from an earlier PSN is going
      * back, and wants nothing after it). A selective re-read asks for one piece and wants the rest
      * too, so the extended protocol queues it instead.
      */

@@ -13,7 +13,7 @@ import io.rnic.verbs.Counter;
 import io.rnic.verbs.QpState;
 
 /**
- * Seed 002's responder with "more memory, no wire change": a request ahead of the expected PSN
+ * The loss-recovery responder with "more memory, no wire change": a request ahead of the expected PSN
  * is copied whole into the QP's reorder buffer and its bit set at its distance from the expected
  * PSN; when the expected PSN arrives, the run of held requests behind it is handled in PSN order
  * as if it had just arrived (a SEND takes its receive WQE then, a WRITE or READ is checked then),

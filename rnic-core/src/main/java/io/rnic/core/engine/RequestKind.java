@@ -66,8 +66,8 @@ public record RequestKind(Operation operation, boolean immediate, boolean invali
 
     /** The row of {@code op}, or {@code null} if this emulator does not carry it on the wire. */
     /**
-     * The RESYNC an RD EE context sends after abandoning or suspending a message (seed 001
-     * §9.7.3.2.2, 9.7.8.5): one packet, no data, answered by an ACK at its PSN. Not postable.
+     * The RESYNC an RD EE context sends after abandoning or suspending a message (IBA
+     * 9.7.3.2.2, 9.7.8.5): one packet, no data, answered by an ACK at its PSN. Not postable.
      */
     public static final RequestKind RESYNC = new RequestKind(Operation.RESYNC, false, false, null, 0, false,
             EnumSet.of(Transport.RD));

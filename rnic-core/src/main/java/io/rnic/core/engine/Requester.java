@@ -353,7 +353,7 @@ final class Requester implements SendDriver {
             rel.packetsSinceAckReq = 0;
         }
         if (op.has(io.rnic.core.packet.Header.SRETH)) {
-            // Seed 002's extended protocol: enough to place this packet whatever arrived before it.
+            // The selective-retransmission protocol: enough to place this packet whatever arrived before it.
             var x = p.sreth().psnOffset(index).ssn(w.ssn);
             if (w.kind.operation() == Operation.SEND) {
                 x.key(w.rwqeNumber);
@@ -434,7 +434,7 @@ final class Requester implements SendDriver {
     }
 
     /**
-     * Seed 002's selective re-read: a READ request for {@code count} response packets of READ
+     * Selective re-read: a READ request for {@code count} response packets of READ
      * {@code w} from packet {@code index}, at the PSN of that packet, for the data those packets
      * carry. The responder answers it as a duplicate READ of a subset.
      */
@@ -454,7 +454,7 @@ final class Requester implements SendDriver {
 
     /**
      * Sends the request of an atomic, ATOMIC WRITE or FLUSH again, alone, because its answer is
-     * missing while later ones arrived (seed 002's selective recovery applied to one-packet
+     * missing while later ones arrived (selective loss recovery applied to one-packet
      * answers): the responder answers the duplicate from its saved result.
      */
     void reissue(SendWqe w) {
@@ -465,7 +465,7 @@ final class Requester implements SendDriver {
     }
 
     /**
-     * A READ request's SRETH (seed 002's extended protocol): where its responses land here, which
+     * A READ request's SRETH (the selective-retransmission protocol): where its responses land here, which
      * the responder echoes in each response with the response's offset.
      */
     private static void localBufferSreth(RocePacket p, SendWqe w, int index) {
@@ -476,7 +476,7 @@ final class Requester implements SendDriver {
     }
 
     /**
-     * Resends the one packet with PSN {@code psn} that a selective NAK listed (seed 002's extended
+     * Resends the one packet with PSN {@code psn} that a selective NAK listed (the selective-retransmission
      * protocol): a SEND or WRITE packet already sent, or the request of a READ or atomic whose
      * first PSN it is. Returns false if no sent packet has that PSN.
      */

@@ -206,7 +206,7 @@ final class Responder {
             return State.DUPLICATE_REQUEST;
         }
         if (receiveWindow.ahead(p, req.ip())) {
-            return State.DONE; // held or placed until the hole fills (seed 002)
+            return State.DONE; // held or placed until the hole fills (out-of-order reception)
         }
         // Out of sequence: one NAK, then silence until the expected PSN or a duplicate comes.
         if (!rel.nakSent) {
@@ -233,7 +233,7 @@ final class Responder {
     }
 
     /**
-     * Seed 002's extended protocol: a selective NAK at the expected PSN whose SRETH lists, of the
+     * The selective-retransmission protocol: a selective NAK at the expected PSN whose SRETH lists, of the
      * {@link io.rnic.core.packet.SrethFlyweight#BITMAP_PSNS} PSNs from it, those {@code missing}
      * says are missing.
      */

@@ -16,7 +16,7 @@ final class ResponderResource {
     int rkey;
     long length;
     long original;
-    /** The requester's buffer its SRETH named (seed 002's extended protocol), echoed in each response. */
+    /** The requester's buffer its SRETH named (the selective-retransmission protocol), echoed in each response. */
     int localKey;
     long localVa;
     int localLength;

@@ -91,7 +91,7 @@ final class ResponseSender {
     }
 
     /**
-     * Seed 002's extended protocol: a selective NAK at the expected PSN whose SRETH lists, of the
+     * The selective-retransmission protocol: a selective NAK at the expected PSN whose SRETH lists, of the
      * {@link io.rnic.core.packet.SrethFlyweight#BITMAP_PSNS} PSNs from it, those {@code missing}
      * says are missing.
      */
@@ -131,7 +131,7 @@ final class ResponseSender {
     /**
      * Answers READ resource {@code r} from {@code fromPsn} to its end, paced by the response
      * stream; a duplicate READ with a PSN earlier than the response being sent interrupts it
-     * (seed 000 §3.3.2.2 rule 6), one the stream already covers is dropped, any other READ waits
+     * (IBA 9.7, repeated duplicate requests rule 6), one the stream already covers is dropped, any other READ waits
      * for it to finish.
      */
     void sendReadResponses(ResponderResource r, int fromPsn, long va, long length, MemoryRegion mr,

@@ -4,7 +4,7 @@ import io.rnic.core.packet.RocePacket;
 import io.rnic.verbs.LossRecovery;
 
 /**
- * The requester's response window (seed 002): which responses it can use ahead of the one it
+ * The requester's response window for out-of-order responses: which responses it can use ahead of the one it
  * expects. In order ({@link #IN_ORDER}) it uses none: a later response is an implied NAK and the
  * READ is asked for again from the first response missing (reference §5.3). Selective
  * ({@link SelectiveResponseWindow}) places every READ response where its PSN says, and asks

@@ -12,11 +12,11 @@ import io.rnic.verbs.Counter;
 import io.rnic.verbs.WcStatus;
 
 /**
- * Seed 002's requester for READ responses: a response ahead of the expected one is placed in the
+ * The loss-recovery requester for READ responses: a response ahead of the expected one is placed in the
  * local buffer at once (the requester knows where each response PSN of each READ lands), a bit
  * per response packet records what has arrived, and only the missing MTU-sized pieces are asked
  * for again, with smaller READ requests at their own PSNs (which the responder answers as
- * duplicate READs of a subset, seed 000 §3.3.2.1). The one-packet answers of atomics, ATOMIC
+ * duplicate READs of a subset, IBA 9.7, duplicate requests). The one-packet answers of atomics, ATOMIC
  * WRITE and FLUSH are kept the same way, and a missing one is asked for by sending that request
  * alone again (answered from the responder's saved result), not by going back. A hole is taken
  * for a loss when {@link RecoveryTuning#holeRun} responses have arrived behind it, or nothing has

@@ -182,7 +182,7 @@ public final class SendWqe {
         return o;
     }
 
-    /** Selective loss recovery's answers record (seed 002), made at the slot's first use. */
+    /** Selective loss recovery's answers record, made at the slot's first use. */
     SelectiveResponses responses() {
         SelectiveResponses r = responses;
         if (r == null) {
@@ -220,7 +220,7 @@ public final class SendWqe {
     }
 
     /**
-     * Selective loss recovery (seed 002): which response packets of a READ have arrived, and an
+     * Selective loss recovery: which response packets of a READ have arrived, and an
      * atomic's answer that arrived while an earlier READ was still missing pieces.
      */
     static final class SelectiveResponses {

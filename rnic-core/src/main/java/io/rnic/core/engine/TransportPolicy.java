@@ -33,7 +33,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
                               ErrorHandling errors, Credits credits, MessageSize messageSize,
                               ReceiveLayout receiveLayout, Sides sides, int fixedQpn, Recovery recovery) {
 
-    /** What the requester does when a message fails or is told to wait (seed 001 §9.7.8.5). */
+    /** What the requester does when a message fails or is told to wait (IBA 9.7.8.5). */
     public enum Recovery {
         /**
          * The message completes in error and the QP moves to ERR; an RNR NAK is waited out and
@@ -50,7 +50,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
     }
 
     /**
-     * Which halves a QP of the transport has (seed 001 §9.7.9.1: "an XRC INI QP is like an RC QP
+     * Which halves a QP of the transport has (IBA 9.7.9.1: "an XRC INI QP is like an RC QP
      * without a responder side; an XRC TGT QP is like an RD EEC without a requester side").
      */
     public enum Sides {
@@ -296,7 +296,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
             ReceiveLayout.PAYLOAD, Sides.RESPONDER, 0, Recovery.QP_FAILS);
 
     /**
-     * An RD QP: queues, protection, Q_Key and domain only (seed 001 §9.7.8: "the service still
+     * An RD QP: queues, protection, Q_Key and domain only (IBA 9.7.8: "the service still
      * uses QPs for queues, WQE pointers and protection"); its messages are sequenced,
      * acknowledged and retried by the EE context each work request names ({@link #RD_EEC}),
      * and requests reach it through an EE context too.
@@ -306,7 +306,7 @@ public record TransportPolicy(QpType type, Transport transport, Acknowledgement 
             ReceiveSource.QP_RQ_OR_SRQ, ErrorHandling.NAK_AND_CONTINUE, Credits.NONE, MessageSize.MULTI_PACKET,
             ReceiveLayout.PAYLOAD, Sides.THROUGH_EE_CONTEXTS, 0, Recovery.ABANDON_OR_SUSPEND_THEN_RESYNC);
     /**
-     * An EE context, the "EE mode" of a context (seed 001 §9.7.8, implementation note): RC's
+     * An EE context, the "EE mode" of a context (IBA 9.7.8, implementation note): RC's
      * requester, completer and responder, with PSNs, timers, retries, duplicates, responder
      * resources and MSN per context; each message's QP, protection and receive WQE are the RD
      * QP's that the work request or the BTH names; no end-to-end credits (9.7.8.3.1).

@@ -3,7 +3,7 @@ package io.rnic.core.engine;
 import java.util.Arrays;
 
 /**
- * An XRC domain ({@code ibv_xrcd}, seed 001 §9.7.9.1): the scope within which an XRC target QP
+ * An XRC domain ({@code ibv_xrcd}, IBA 9.7.9.1): the scope within which an XRC target QP
  * may deliver to XRC SRQs, as an RD domain scopes EE contexts. The XRC SRQs of the domain are
  * registered here by number, so the responder's o9-114.a6 check ("the SRQ the first packet names
  * belongs to the target QP's domain") is one lookup, and a number of another domain or of no SRQ

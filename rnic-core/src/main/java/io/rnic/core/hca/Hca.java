@@ -478,7 +478,7 @@ public final class Hca {
         }
         counters.inc(Counter.RCVD_PKTS);
         // An RD packet is for the EE context its RDETH names, which finds the QP in the BTH
-        // (seed 001 §9.7.8.2.2); contexts and QPs share one number space, as "EE mode" contexts.
+        // (IBA 9.7.8.2.2); contexts and QPs share one number space, as "EE mode" contexts.
         QpEndpoint qp = endpoint(rx.opcode().has(io.rnic.core.packet.Header.RDETH)
                 ? rx.rdeth().eeContext() : rx.bth().destQp());
         if (qp == null) {

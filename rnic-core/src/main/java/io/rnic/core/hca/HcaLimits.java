@@ -19,7 +19,7 @@ import io.rnic.verbs.PathMtu;
  * @param activeMtu      the port's active MTU
  * @param maxMessageSize bytes per message
  * @param sendWindow     request PSNs a QP may have unacknowledged (rxe: 128)
- * @param recovery       reorder buffer bounds and hole detection of seed 002's loss recovery
+ * @param recovery       reorder buffer bounds and hole detection of out-of-order loss recovery
  * @param maxCq          completion queues per device
  * @param maxPd          protection domains per device
  * @param maxSrq         shared receive queues (XRC ones included) per device

@@ -28,7 +28,7 @@ public enum Header {
     /** The 16 reserved bytes that follow the BTH of a CNP (§1.7). */
     CNP_RESERVED(16),
     /**
-     * rnic's Selective Retransmission ETH (seed 002's extended protocol, docs/packets.md): where a
+     * rnic's Selective Retransmission ETH (the selective-retransmission protocol, docs/packets.md): where a
      * request or READ response belongs, so it can be placed on arrival; on an ACKNOWLEDGE, the
      * bitmap of PSNs the responder misses.
      */

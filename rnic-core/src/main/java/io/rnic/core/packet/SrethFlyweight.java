@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * rnic's Selective Retransmission Extended Transport Header, 32 bytes after the BTH of every
- * packet of a QP using seed 002's extended protocol (opcodes 0xE0–0xFD, docs/packets.md). On a
+ * packet of a QP using the selective-retransmission protocol (opcodes 0xE0–0xFD, docs/packets.md). On a
  * request or READ response it says where the packet belongs:
  *
  * <pre>

@@ -20,7 +20,7 @@ public enum Transport {
     /** eXtended Reliable Connection, 0xA0–0xBF: XRCETH on requests only. */
     XRC(0xA0, new Header[] {Header.XRCETH}, new Header[0]),
     /**
-     * rnic's selective-retransmission RC (seed 002's extended protocol), in the manufacturer-specific
+     * rnic's selective-retransmission RC (the selective-retransmission protocol), in the manufacturer-specific
      * range 0xE0–0xFF: RC's operations at RC's numbers plus 0xE0, with an SRETH after the BTH of
      * every packet. Only QPs that both set {@code LossRecovery.SELECTIVE} send or accept it.
      */

@@ -3,7 +3,7 @@ package io.rnic.core.psn;
 import java.util.Arrays;
 
 /**
- * Out-of-order reception map (seed 002): one slot per PSN in a window of {@link #capacity()}
+ * Out-of-order reception map: one slot per PSN in a window of {@link #capacity()}
  * PSNs that starts at the expected PSN. A packet that arrives ahead of the expected PSN is
  * marked; when the expected PSN arrives, {@link #advance()} consumes the run of consecutive
  * received PSNs and moves the window, exactly like the seed's "shift right until bit 0 is

@@ -8,7 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
-/** rnic's SRETH (seed 002's extended protocol, docs/packets.md): layout and how it is shown. */
+/** rnic's SRETH (the selective-retransmission protocol, docs/packets.md): layout and how it is shown. */
 class SrethFlyweightTest {
     @Test
     void requestFieldsSitWhereDocsPacketsMdSays() {

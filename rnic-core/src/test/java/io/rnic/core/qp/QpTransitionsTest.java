@@ -61,7 +61,7 @@ class QpTransitionsTest {
 
             "RC RESET INIT req PKEY_INDEX|PORT|ACCESS_FLAGS",
             "RC INIT INIT opt PKEY_INDEX|PORT|ACCESS_FLAGS",
-            // LOSS_RECOVERY is rnic's own bit (seed 002), not the reference's: RC, at RTR only.
+            // LOSS_RECOVERY is rnic's own bit (out-of-order reception), not the reference's: RC, at RTR only.
             "RC INIT RTR req AV|PATH_MTU|DEST_QPN|RQ_PSN|MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER"
                     + " opt ALT_PATH|ACCESS_FLAGS|PKEY_INDEX|LOSS_RECOVERY",
             "RC RTR RTS req TIMEOUT|RETRY_CNT|RNR_RETRY|SQ_PSN|MAX_QP_RD_ATOMIC"

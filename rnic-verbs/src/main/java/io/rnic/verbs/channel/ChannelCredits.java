@@ -1,7 +1,7 @@
 package io.rnic.verbs.channel;
 
 /**
- * The accounting of seed 004's Send/Recv flow control, without the QP: how many Send(data) and
+ * The accounting of the credit-based Send/Recv flow control, without the QP: how many Send(data) and
  * Send(ack) messages this side may still post under its own send queue's limits (local) and under
  * the peer's posted receives (remote), and when to acknowledge what it has received. Plain
  * counters and branches, so that the per-send cost is a few nanoseconds (see

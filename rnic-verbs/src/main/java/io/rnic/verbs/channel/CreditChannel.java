@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A message channel on a connected RC QP with seed 004's credit-based flow control: a Send(data)
+ * A message channel on a connected RC QP with credit-based flow control: a Send(data)
  * leaves only when the peer has a receive posted for it, so the channel never meets an RNR NAK
  * and needs no RNR retries; a message that has no credit yet waits in a bounded queue and leaves
  * as soon as a completion or the peer's acknowledgement restores one. RDMA READ and WRITE go

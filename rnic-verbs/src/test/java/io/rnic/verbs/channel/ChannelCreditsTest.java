@@ -9,7 +9,7 @@ import java.util.ArrayDeque;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Seed 004's credit rules, one named test each, on the accounting alone. */
+/** The credit-based flow control's rules, one named test each, on the accounting alone. */
 class ChannelCreditsTest {
 
     @Test

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 000 §2.1.1 (IBA 9.7.1, the starting PSN): software should choose a QP's starting PSN so
+ * IBA 9.7.1 (the starting PSN): software should choose a QP's starting PSN so
  * that packets of an earlier connection, still in the fabric, are unlikely to fall into the new
  * one's valid PSN window. The connection manager picks every starting PSN at random over the
  * 24-bit space, as Linux's rdma_cm does ({@code get_random_u32() & 0xffffff}).

@@ -91,7 +91,7 @@ final class ResponderHarness implements AutoCloseable {
     private final byte[] otherPdSnapshot = new byte[CANARY_BYTES];
     private QueuePair rcA;
     private QueuePair rcB;
-    // RD (seed 001 §9.7.8): B's EE context, an RD QP behind it, and one of another RDD.
+    // RD (IBA 9.7.8): B's EE context, an RD QP behind it, and one of another RDD.
     private final io.rnic.verbs.ReliableDatagramDomain rddA = a.allocRdd();
     private final io.rnic.verbs.ReliableDatagramDomain rddB = b.allocRdd();
     private final QueuePair strangerRd = pdB.createRdQp(QpInitAttributes.rd(cqB, cqB), b.allocRdd());
