@@ -43,7 +43,7 @@ class SoakTest {
      */
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.EnumSource(value = io.rnic.verbs.LossRecovery.class, names = {"REORDER", "SELECTIVE"})
-    void theSameWorkloadWithSeed002LossRecoverySurvivesTheSameFaults(io.rnic.verbs.LossRecovery mode) throws Exception {
+    void theSameWorkloadWithOutOfOrderLossRecoverySurvivesTheSameFaults(io.rnic.verbs.LossRecovery mode) throws Exception {
         FaultSpec faults = new FaultSpec(0.05, 0.05, 0.01, 0.001, 20_000);
         RcOptions o = RcOptions.defaults().withRetry(10, 7, 7).withLossRecovery(mode);
         try (DemoPair p = new DemoPair(false, "10.0.0.2", "10.0.0.3", 4791, 10, o, null, w -> w, faults.simSetup())) {
