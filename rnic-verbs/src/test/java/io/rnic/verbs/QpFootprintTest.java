@@ -18,7 +18,7 @@ class QpFootprintTest {
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
 
     @Test
-    void tenThousandConnectedRcQpsWithDefaultCapsTakeAtMostFourKibEach() {
+    void tenThousandConnectedRcQpsWithDefaultCapsTakeAtMostFourKibEach() throws java.io.IOException {
         int n = 10_000;
         try (SimPair p = new SimPair(3)) {
             List<QueuePair> qps = new ArrayList<>(2 * n);
@@ -43,7 +43,23 @@ class QpFootprintTest {
             assertEquals(b.qpn(), wc.qpNum());
             System.out.println("heap per idle connected RC QP (default caps): " + perQp + " bytes; "
                     + p.wireA.counters().sentPackets() + " packets");
+            theDesignDocumentQuotes(perQp);
         }
+    }
+
+    /**
+     * docs/design.md quotes this footprint; the figure there must be this test's measurement, within
+     * 15 % (the JDK and the collector move it a little), so the document cannot go stale unnoticed.
+     */
+    private static void theDesignDocumentQuotes(long perQp) throws java.io.IOException {
+        java.nio.file.Path doc = java.nio.file.Path.of("..", "docs", "design.md");
+        String text = java.nio.file.Files.readString(doc);
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("idle connected RC QP with default caps holds about ([0-9.]+) KiB of heap").matcher(text);
+        assertTrue(m.find(), doc + " no longer quotes the idle RC QP's footprint");
+        double quoted = Double.parseDouble(m.group(1)) * 1024;
+        assertTrue(Math.abs(quoted - perQp) <= 0.15 * perQp, doc + " quotes " + m.group(1)
+                + " KiB per idle RC QP; this test measured " + perQp + " bytes");
     }
 
     private static long usedAfterGc() {

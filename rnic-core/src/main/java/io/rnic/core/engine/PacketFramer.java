@@ -10,8 +10,8 @@ import io.rnic.core.packet.RocePacket;
 /**
  * TX framing for one QP: lays out a packet of an opcode from the table, fills what every packet
  * of the QP carries (BTH P_Key and destination QP, and DETH or XRCETH from the destination
- * when the opcode has one, and an RD packet's RDETH), then seals it with the ICRC of the destination's flow and hands it to the
- * HCA. The requester and responder fill the rest.
+ * when the opcode has one, and an RD packet's RDETH), then hands it to {@link Hca#transmit}, which
+ * seals it with the ICRC of the destination's flow (or leaves that to a wire that offloads it). The requester and responder fill the rest.
  */
 final class PacketFramer {
     private final QpContext qp;
