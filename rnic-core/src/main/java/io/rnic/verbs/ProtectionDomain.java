@@ -161,8 +161,8 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
-     * Creates a reliable datagram QP in this PD and reliable datagram domain {@code rdd} (seed
-     * 001 §9.7.8): it sends each message through the EE context of {@code rdd} that its work
+     * Creates a reliable datagram QP in this PD and reliable datagram domain {@code rdd} (IBA
+     * 9.7.8): it sends each message through the EE context of {@code rdd} that its work
      * request names ({@link SendWorkRequest#rd}), to any RD QP behind that context's peer, and
      * receives from any context of {@code rdd}, checking the Q_Key as a UD QP does. Bring it up
      * with {@link Connections#readyRd}: INIT with a Q_Key and access flags, then RTR and RTS

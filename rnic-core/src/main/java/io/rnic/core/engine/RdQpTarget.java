@@ -10,8 +10,8 @@ import io.rnic.verbs.QpState;
  * or only packet's BTH names. It must be an RD QP of the context's reliable datagram domain,
  * able to receive, whose Q_Key the DETH carries; anything else is refused with NAK Invalid RD
  * Request (9.7.8.1), which concerns that QP and not the context. Its protection domain, receive
- * queue and access rights serve the whole message, as the copy into the EE context the seed
- * describes does, so other contexts may meanwhile take the QP's next receive WQEs.
+ * queue and access rights serve the whole message, as the copy into the EE context that IBA
+ * 9.7.8 describes does, so other contexts may meanwhile take the QP's next receive WQEs.
  */
 final class RdQpTarget implements MessageTarget {
     private final QpContext eec;

@@ -133,8 +133,8 @@ final class ReadResponseStream {
     }
 
     /**
-     * Stops without sending the rest of the READ in progress or the READs queued behind it (seed
-     * 000 §3.3.2.2 rule 7, or the QP stopped).
+     * Stops without sending the rest of the READ in progress or the READs queued behind it (IBA 9.7,
+     * repeated duplicate requests, rule 7; or the QP stopped).
      */
     void interrupt(boolean counted) {
         if (resource != null && counted) {
