@@ -13,10 +13,13 @@ public final class CompletionQueue implements AutoCloseable {
     private final CompletionChannel channel;
     private final boolean callerDriven;
     private final boolean virtualTime;
+    private final boolean timestamps;
     private volatile boolean closed;
 
-    CompletionQueue(RdmaDevice device, io.rnic.core.engine.CompletionQueue core, CompletionChannel channel) {
+    CompletionQueue(RdmaDevice device, io.rnic.core.engine.CompletionQueue core, CompletionChannel channel,
+                    boolean timestamps) {
         this.device = device;
+        this.timestamps = timestamps;
         this.core = core;
         this.channel = channel;
         this.callerDriven = device.isCallerDriven();
@@ -145,6 +148,16 @@ public final class CompletionQueue implements AutoCloseable {
             core.resize(cqe);
             return null;
         });
+    }
+
+    /**
+     * Tells whether each completion carries its timestamp
+     * ({@link CqInitAttributes#withCompletionTimestamps}).
+     *
+     * @return true if completions are stamped with the wire's clock
+     */
+    public boolean hasCompletionTimestamps() {
+        return timestamps;
     }
 
     /**

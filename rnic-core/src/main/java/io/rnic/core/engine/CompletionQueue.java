@@ -1,5 +1,6 @@
 package io.rnic.core.engine;
 
+import io.rnic.core.time.Clock;
 import io.rnic.verbs.WorkCompletion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,7 +24,9 @@ import java.util.function.Consumer;
  * written meanwhile: it copies the unpolled entries into a new ring at the same positions and
  * publishes the ring with a volatile store. The old ring is never written again, so a poller still
  * reading it copies the entry it meant to, and its claim on {@code head} decides as before.
-
+ *
+ * <p>A queue created with a clock ({@link #timestamps}) stamps each completion with the clock's
+ * time as it is published: the wire's clock, virtual nanoseconds on the simulated network.
  */
 public final class CompletionQueue {
     private static final VarHandle HEAD;
@@ -48,6 +51,8 @@ public final class CompletionQueue {
     private volatile int capacity;
     /** A power of two at least {@link #capacity} long; replaced whole by {@link #resize}. */
     private volatile WorkCompletion[] ring;
+    /** Stamps completions when set ({@link #timestamps}); null: no stamp, one check per completion. */
+    private Clock clock;
     private final Object lock = new Object();
     /** Next entry to poll; advanced by pollers with a compare-and-set. */
     private volatile long head;
@@ -79,6 +84,14 @@ public final class CompletionQueue {
             r[i] = new WorkCompletion();
         }
         return r;
+    }
+
+    /**
+     * Stamps every later completion with {@code clock}'s time when it is published
+     * ({@link WorkCompletion#completionTimestampNanos()}); set before the queue is used.
+     */
+    public void timestamps(Clock clock) {
+        this.clock = clock;
     }
 
     /**
@@ -153,6 +166,11 @@ public final class CompletionQueue {
 
     /** Publishes the entry from {@link #begin}; {@code solicited} is the SE bit of the message. */
     void commit(boolean solicited) {
+        Clock c = clock;
+        if (c != null) {
+            WorkCompletion[] r = ring;
+            r[(int) tail & (r.length - 1)].completionTimestampNanos(c.nanoTime());
+        }
         tail = tail + 1; // a volatile store: pollers see the entry, and it orders before the read of waiters
         int a = armed;
         if (a != NOT_ARMED && (a == ARMED_NEXT || solicited) && ARMED.compareAndSet(this, a, NOT_ARMED)) {

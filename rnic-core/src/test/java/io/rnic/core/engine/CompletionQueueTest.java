@@ -203,4 +203,24 @@ class CompletionQueueTest {
             assertEquals(i, out.wrId());
         }
     }
+
+    @Test
+    void aClockStampsEachCompletionAsItIsPublishedAndNoClockLeavesNoStamp() {
+        CompletionQueue plain = new CompletionQueue(1, 4);
+        complete(plain, 1);
+        WorkCompletion out = new WorkCompletion();
+        assertTrue(plain.poll(out));
+        assertEquals(WorkCompletion.NO_TIMESTAMP, out.completionTimestampNanos());
+        long[] now = {1000};
+        CompletionQueue stamped = new CompletionQueue(2, 4);
+        stamped.timestamps(() -> now[0]);
+        complete(stamped, 1);
+        now[0] = 2500;
+        complete(stamped, 2);
+        stamped.resize(8); // stamps travel with the entries
+        assertTrue(stamped.poll(out));
+        assertEquals(1000, out.completionTimestampNanos());
+        assertTrue(stamped.poll(out));
+        assertEquals(2500, out.completionTimestampNanos());
+    }
 }
