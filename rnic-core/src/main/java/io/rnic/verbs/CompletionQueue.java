@@ -13,10 +13,13 @@ public final class CompletionQueue implements AutoCloseable {
     private final CompletionChannel channel;
     private final boolean callerDriven;
     private final boolean virtualTime;
+    private final boolean timestamps;
     private volatile boolean closed;
 
-    CompletionQueue(RdmaDevice device, io.rnic.core.engine.CompletionQueue core, CompletionChannel channel) {
+    CompletionQueue(RdmaDevice device, io.rnic.core.engine.CompletionQueue core, CompletionChannel channel,
+                    boolean timestamps) {
         this.device = device;
+        this.timestamps = timestamps;
         this.core = core;
         this.channel = channel;
         this.callerDriven = device.isCallerDriven();
@@ -107,13 +110,54 @@ public final class CompletionQueue implements AutoCloseable {
     }
 
     /**
-     * The number of completions the CQ holds ({@code cqe} at creation). A CQ that would exceed it
-     * overflows: the device raises {@code CQ_ERR} and the QPs that lost completions move to ERR.
+     * The number of completions the CQ holds ({@code cqe} at creation, or as last
+     * {@link #resize resized}). A CQ that would exceed it overflows: the device raises
+     * {@code CQ_ERR} and the QPs that lost completions move to ERR.
      *
      * @return the capacity in completions
      */
     public int capacity() {
         return core.capacity();
+    }
+
+    /**
+     * Changes the number of completions the CQ holds ({@code ibv_resize_cq}). The completions
+     * waiting to be polled stay, in their order; QPs may go on completing into the CQ meanwhile:
+     * the change is made on the device's protocol thread between two completions, so none is lost
+     * or duplicated. After a shrink, a completion that finds the CQ full overflows it as at
+     * creation ({@code CQ_ERR}). The capacity is exactly {@code cqe} (libibverbs may round up;
+     * {@link #capacity()} says what the CQ holds).
+     *
+     * @param cqe the new capacity, at least the completions waiting now and at most the device's
+     *            {@code max_cqe}
+     * @throws IllegalArgumentException if {@code cqe} is below 1, above {@code max_cqe}, or below
+     *     the number of completions waiting to be polled (the message names both numbers)
+     * @throws IllegalStateException if the CQ or its device is closed, or the device is driven by
+     *     its application's thread and this is another thread
+     */
+    public void resize(int cqe) {
+        device.checkOpen();
+        checkOpen();
+        int max = device.queryDevice().maxCqe();
+        if (cqe < 1 || cqe > max) {
+            throw new IllegalArgumentException("cannot resize CQ " + core.id() + " to " + cqe
+                    + " entries: outside 1.." + max + " (max_cqe)");
+        }
+        // On the protocol thread, the only one that adds completions: the copy misses none.
+        device.onProtocolThread(() -> {
+            core.resize(cqe);
+            return null;
+        });
+    }
+
+    /**
+     * Tells whether each completion carries its timestamp
+     * ({@link CqInitAttributes#withCompletionTimestamps}).
+     *
+     * @return true if completions are stamped with the wire's clock
+     */
+    public boolean hasCompletionTimestamps() {
+        return timestamps;
     }
 
     /**

@@ -297,7 +297,7 @@ public final class ProtectionDomain implements AutoCloseable {
                 () -> device.hca().release(io.rnic.core.hca.DeviceResource.AH));
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         device.checkOpen(); // a closed device's PD makes nothing, whatever it is asked for
         if (closed) {
             throw new IllegalStateException("protection domain " + core.id() + " is closed");

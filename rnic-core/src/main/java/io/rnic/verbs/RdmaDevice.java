@@ -281,6 +281,25 @@ public final class RdmaDevice implements AutoCloseable {
      *     ({@code max_cq})
      */
     public CompletionQueue createCq(int cqe, CompletionChannel channel) {
+        return createCq(new CqInitAttributes(cqe, channel, false));
+    }
+
+    /**
+     * Creates a completion queue as {@code attrs} say ({@code ibv_create_cq_ex}): with a
+     * completion channel, and with completion timestamps if asked for.
+     *
+     * @param attrs the capacity, the completion channel if any, and whether completions carry
+     *              their timestamps
+     * @return the new CQ
+     * @throws NullPointerException if {@code attrs} is null
+     * @throws IllegalArgumentException if the capacity is out of range
+     * @throws IllegalStateException if the device is closed, or has all the CQs it may have
+     *     ({@code max_cq})
+     */
+    public CompletionQueue createCq(CqInitAttributes attrs) {
+        java.util.Objects.requireNonNull(attrs, "attrs");
+        int cqe = attrs.cqe();
+        CompletionChannel channel = attrs.channel();
         checkOpen();
         if (cqe < 1 || cqe > config.limits().maxCqe()) {
             throw new IllegalArgumentException("cqe " + cqe + " is outside 1.." + config.limits().maxCqe());
@@ -298,7 +317,10 @@ public final class RdmaDevice implements AutoCloseable {
         if (channel != null) {
             core.notifier(channel::deliver);
         }
-        CompletionQueue cq = new CompletionQueue(this, core, channel);
+        if (attrs.completionTimestamps()) {
+            core.timestamps(wire.scheduler()); // the wire's clock: virtual time on the simulated network
+        }
+        CompletionQueue cq = new CompletionQueue(this, core, channel, attrs.completionTimestamps());
         completionQueues.add(cq);
         return cq;
     }

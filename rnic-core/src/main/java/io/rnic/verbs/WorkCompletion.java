@@ -38,6 +38,13 @@ public final class WorkCompletion {
     int srcQp;
     int wcFlags;
     int pkeyIndex;
+    long completionTimestamp = NO_TIMESTAMP;
+
+    /**
+     * {@link #completionTimestampNanos()} of a completion whose CQ does not stamp completions
+     * (created without {@link CqInitAttributes#withCompletionTimestamps}).
+     */
+    public static final long NO_TIMESTAMP = -1;
 
     /**
      * The caller's tag of the completed work request.
@@ -141,6 +148,31 @@ public final class WorkCompletion {
     }
 
     /**
+     * When the device wrote the completion, by the wire's clock
+     * ({@code ibv_wc_read_completion_ts} of a CQ created with
+     * {@code IBV_WC_EX_WITH_COMPLETION_TIMESTAMP}): virtual nanoseconds on the simulated network,
+     * exact and the same for the same seed; on the UDP wire the JVM's monotonic
+     * {@code System.nanoTime()}, whose origin is arbitrary. Only differences between stamps of
+     * one device are meaningful. Non-decreasing in the order completions are polled from one CQ.
+     *
+     * @return the time in nanoseconds, or {@link #NO_TIMESTAMP} if the CQ does not stamp completions
+     */
+    public long completionTimestampNanos() {
+        return completionTimestamp;
+    }
+
+    /**
+     * Sets the completion timestamp, as a CQ that stamps completions does when it publishes one.
+     *
+     * @param nanos the time in nanoseconds, or {@link #NO_TIMESTAMP}
+     * @return this
+     */
+    public WorkCompletion completionTimestampNanos(long nanos) {
+        this.completionTimestamp = nanos;
+        return this;
+    }
+
+    /**
      * Tells whether the work request completed.
      *
      * @return true if {@link #status()} is {@link WcStatus#SUCCESS}
@@ -167,6 +199,7 @@ public final class WorkCompletion {
         srcQp = o.srcQp;
         wcFlags = o.wcFlags;
         pkeyIndex = o.pkeyIndex;
+        completionTimestamp = o.completionTimestamp;
         return this;
     }
 
@@ -248,6 +281,7 @@ public final class WorkCompletion {
         srcQp = 0;
         wcFlags = 0;
         pkeyIndex = 0;
+        completionTimestamp = NO_TIMESTAMP;
     }
 
     @Override

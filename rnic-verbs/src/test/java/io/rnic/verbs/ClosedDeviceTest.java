@@ -114,6 +114,7 @@ class ClosedDeviceTest {
             verbs.put("device.openXrcd", () -> d.openXrcd("another"));
             verbs.put("device.createCq", () -> d.createCq(4));
             verbs.put("device.createCq(channel)", () -> d.createCq(4, channel));
+            verbs.put("device.createCq(attrs)", () -> d.createCq(CqInitAttributes.of(4).withCompletionTimestamps()));
             verbs.put("device.createCompletionChannel", d::createCompletionChannel);
             verbs.put("pd.registerMemory", () -> pd.registerMemory(buf, AccessFlags.LOCAL_WRITE));
             verbs.put("pd.registerMemory(range)", () -> pd.registerMemory(buf, 0, 64, AccessFlags.LOCAL_WRITE));
@@ -126,6 +127,9 @@ class ClosedDeviceTest {
             verbs.put("pd.createSrq", () -> pd.createSrq(8, 1, 0));
             verbs.put("pd.createXrcSrq", () -> pd.createXrcSrq(xrcd, cq, 8, 1, 0));
             verbs.put("cq.requestNotify", () -> cq.requestNotify(false));
+            verbs.put("cq.resize", () -> cq.resize(128));
+            verbs.put("mr.reregister", () -> mr.reregister(MemoryRegion.REREG_CHANGE_ACCESS, null, null, 0, 0,
+                    AccessFlags.LOCAL_WRITE));
             for (var e : qps.entrySet()) {
                 QueuePair qp = e.getValue();
                 verbs.put(e.getKey() + " qp.modify", () -> qp.modify(new QpAttributes().state(QpState.RESET)));

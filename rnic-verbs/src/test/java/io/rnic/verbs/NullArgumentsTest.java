@@ -59,6 +59,10 @@ class NullArgumentsTest {
             Map.entry("CmEvent#CmEvent(ud)", "not a UD ESTABLISHED"),
             Map.entry("CompletionChannel#CompletionChannel(handler)", "no handler: completion events are polled"),
             Map.entry("RdmaDevice#createCq(channel)", "no completion channel"),
+            Map.entry("CqInitAttributes#CqInitAttributes(channel)", "no completion channel"),
+            Map.entry("MemoryRegion#reregister(pd)", "not used without REREG_CHANGE_PD (the region keeps its PD)"),
+            Map.entry("MemoryRegion#reregister(buffer)",
+                    "not used without REREG_CHANGE_TRANSLATION (the region keeps its memory)"),
             Map.entry("SendWorkRequest#ud(ah)", "clears the datagram destination of a reused request"),
             Map.entry("QpInitAttributes#QpInitAttributes(srq)", "no shared receive queue"),
             Map.entry("QpInitAttributes#withSrq(s)", "no shared receive queue"),
@@ -69,7 +73,7 @@ class NullArgumentsTest {
             Map.entry("AsyncEvent#AsyncEvent(detail)", "an event with nothing more to say"));
 
     private static final List<String> API_CLASSES = List.of(
-            "AddressHandle", "AddressVector", "CompletionChannel", "CompletionQueue", "ConnectionInfo", "Connections",
+            "AddressHandle", "AddressVector", "CompletionChannel", "CompletionQueue", "ConnectionInfo", "CqInitAttributes", "Connections",
             "Counters", "DeviceAttributes", "DeviceConfig", "EeContext", "FastMemoryRegion", "Gid", "MemoryRegion",
             "MemoryWindow", "PortAttributes", "ProtectionDomain", "QpAttributes", "QpCaps", "QpInitAttributes", "QueuePair",
             "RcOptions", "RdmaDevice", "RecvWorkRequest", "ReliableDatagramDomain", "SendWorkRequest", "SharedReceiveQueue",
@@ -106,6 +110,7 @@ class NullArgumentsTest {
             samples.put(CompletionChannel.class, () -> new CompletionChannel(q -> { }));
             samples.put(AddressVector.class, () -> AddressVector.of(b.gid().toInetAddress()));
             samples.put(QpInitAttributes.class, () -> QpInitAttributes.rc(cq, cq));
+            samples.put(CqInitAttributes.class, () -> CqInitAttributes.of(16));
             samples.put(QpAttributes.class, QpAttributes::new);
             samples.put(QpCaps.class, () -> new QpCaps(16, 16, 1, 1, 0));
             samples.put(SrqAttributes.class, () -> new SrqAttributes(16, 1, 0));

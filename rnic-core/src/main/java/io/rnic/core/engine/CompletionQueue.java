@@ -1,5 +1,6 @@
 package io.rnic.core.engine;
 
+import io.rnic.core.time.Clock;
 import io.rnic.verbs.WorkCompletion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,6 +19,14 @@ import java.util.function.Consumer;
  * thread that waits announces itself in {@code waiters} before its last look, and the producer
  * takes the lock to wake it only when someone has announced: a completion costs no lock and no
  * wake-up while nobody waits.
+ *
+ * <p>Resizing ({@link #resize}) runs on the protocol thread, the one producer, so no completion is
+ * written meanwhile: it copies the unpolled entries into a new ring at the same positions and
+ * publishes the ring with a volatile store. The old ring is never written again, so a poller still
+ * reading it copies the entry it meant to, and its claim on {@code head} decides as before.
+ *
+ * <p>A queue created with a clock ({@link #timestamps}) stamps each completion with the clock's
+ * time as it is published: the wire's clock, virtual nanoseconds on the simulated network.
  */
 public final class CompletionQueue {
     private static final VarHandle HEAD;
@@ -38,9 +47,12 @@ public final class CompletionQueue {
     private static final int ARMED_SOLICITED = 2;
 
     private final int id;
-    private final int capacity;
-    private final WorkCompletion[] ring;
-    private final int mask;
+    /** Written by the protocol thread only (creation, {@link #resize}). */
+    private volatile int capacity;
+    /** A power of two at least {@link #capacity} long; replaced whole by {@link #resize}. */
+    private volatile WorkCompletion[] ring;
+    /** Stamps completions when set ({@link #timestamps}); null: no stamp, one check per completion. */
+    private Clock clock;
     private final Object lock = new Object();
     /** Next entry to poll; advanced by pollers with a compare-and-set. */
     private volatile long head;
@@ -61,12 +73,54 @@ public final class CompletionQueue {
         }
         this.id = id;
         this.capacity = capacity;
+        this.ring = newRing(capacity);
+    }
+
+    /** A ring of pre-allocated entries, its length the power of two at or above {@code capacity}. */
+    private static WorkCompletion[] newRing(int capacity) {
         int slots = Integer.highestOneBit(capacity) == capacity ? capacity : Integer.highestOneBit(capacity) << 1;
-        this.ring = new WorkCompletion[slots];
-        this.mask = slots - 1;
+        WorkCompletion[] r = new WorkCompletion[slots];
         for (int i = 0; i < slots; i++) {
-            ring[i] = new WorkCompletion();
+            r[i] = new WorkCompletion();
         }
+        return r;
+    }
+
+    /**
+     * Stamps every later completion with {@code clock}'s time when it is published
+     * ({@link WorkCompletion#completionTimestampNanos()}); set before the queue is used.
+     */
+    public void timestamps(Clock clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * Changes the capacity to {@code capacity} entries, keeping the unpolled completions in their
+     * order ({@code ibv_resize_cq}). Must run on the protocol thread (or when none runs), the only
+     * thread that adds completions.
+     *
+     * @throws IllegalArgumentException if {@code capacity} is below 1 or below the completions
+     *     waiting to be polled
+     */
+    public void resize(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("a CQ needs at least 1 entry, asked for " + capacity);
+        }
+        long t = tail;
+        long h = head; // pollers may advance it meanwhile: they only make room
+        if (t - h > capacity) {
+            throw new IllegalArgumentException("cannot resize CQ " + id + " to " + capacity + " entries: "
+                    + (t - h) + " completions are waiting to be polled");
+        }
+        WorkCompletion[] old = ring;
+        WorkCompletion[] grown = newRing(capacity);
+        int oldMask = old.length - 1;
+        int newMask = grown.length - 1;
+        for (long i = h; i < t; i++) {
+            grown[(int) i & newMask].set(old[(int) i & oldMask]);
+        }
+        this.capacity = capacity;
+        ring = grown; // volatile store: a poller that reads the new ring sees the copied entries
     }
 
     public int id() {
@@ -94,7 +148,8 @@ public final class CompletionQueue {
     WorkCompletion begin() {
         long t = tail;
         if (t - head < capacity) {
-            WorkCompletion wc = ring[(int) t & mask];
+            WorkCompletion[] r = ring;
+            WorkCompletion wc = r[(int) t & (r.length - 1)];
             wc.clear();
             return wc;
         }
@@ -111,6 +166,11 @@ public final class CompletionQueue {
 
     /** Publishes the entry from {@link #begin}; {@code solicited} is the SE bit of the message. */
     void commit(boolean solicited) {
+        Clock c = clock;
+        if (c != null) {
+            WorkCompletion[] r = ring;
+            r[(int) tail & (r.length - 1)].completionTimestampNanos(c.nanoTime());
+        }
         tail = tail + 1; // a volatile store: pollers see the entry, and it orders before the read of waiters
         int a = armed;
         if (a != NOT_ARMED && (a == ARMED_NEXT || solicited) && ARMED.compareAndSet(this, a, NOT_ARMED)) {
@@ -143,7 +203,8 @@ public final class CompletionQueue {
             if (h == tail) {
                 return false;
             }
-            out.set(ring[(int) h & mask]);
+            WorkCompletion[] r = ring; // read after head: a ring resized since still holds entry h, or h is claimed
+            out.set(r[(int) h & (r.length - 1)]);
             if (HEAD.compareAndSet(this, h, h + 1)) {
                 return true;
             }

@@ -488,6 +488,27 @@ public final class KeyTable {
     }
 
     /**
+     * Puts {@code next}, a region built with {@code mr}'s key, in {@code mr}'s slot and
+     * invalidates {@code mr} as deregistration does; moves the PD's count if the PD changed. The
+     * last step of a re-registration ({@link Reregistration}), on the protocol thread.
+     *
+     * @throws IllegalStateException if {@code mr} is not an ordinary region registered here
+     */
+    synchronized void replace(MemoryRegion mr, MemoryRegion next) {
+        int index = mr.index();
+        MemoryRegion[] s = slots;
+        if (index >= s.length || SLOT.getVolatile(s, index) != mr || fastRegions.containsKey(index) || !mr.isValid()) {
+            throw new IllegalStateException(mr + " is not registered in this key table");
+        }
+        SLOT.setVolatile(s, index, next); // first: a lookup never finds the key missing
+        mr.invalidate();
+        if (next.pd() != mr.pd()) {
+            next.pd().retain();
+            mr.pd().release();
+        }
+    }
+
+    /**
      * Reserves {@code length} bytes of synthetic virtual address space: 4 KiB aligned, starting at
      * {@link #FIRST_SYNTHETIC_VA}, never overlapping an earlier allocation (addresses are not
      * reused; the space is 2^47 bytes wide).

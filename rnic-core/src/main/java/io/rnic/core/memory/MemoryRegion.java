@@ -136,6 +136,14 @@ public final class MemoryRegion {
         this.fastRegistered = fastRegistered;
     }
 
+    /**
+     * The region's bytes, as a view of its own (index 0 is the first byte): what a
+     * re-registration that keeps the translation registers again.
+     */
+    ByteBuffer data() {
+        return data;
+    }
+
     /** True if the region maps a file that FLUSH to persistence forces to storage. */
     public boolean persistent() {
         return persistent;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rnic.verbs.WorkCompletion;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -121,5 +122,105 @@ class CompletionQueueTest {
         wc.fill(5, io.rnic.verbs.WcStatus.SUCCESS, io.rnic.verbs.WcOpcode.SEND, 0);
         cq.commit(true);
         assertEquals(2, fired.get());
+    }
+
+    /**
+     * Resizes on the producer's thread (as the device does, on the protocol thread) between
+     * completions while pollers drain: each completion is polled exactly once, and a lone poller
+     * sees them in order.
+     */
+    @Test
+    void resizingOnTheProducerThreadWhilePollersDrainLosesDuplicatesAndReordersNothing() throws Exception {
+        for (int pollers : new int[] {1, 2}) {
+            CompletionQueue cq = new CompletionQueue(1, 16);
+            int n = 100_000;
+            ConcurrentHashMap<Long, Boolean> seen = new ConcurrentHashMap<>();
+            AtomicInteger duplicates = new AtomicInteger();
+            AtomicInteger disordered = new AtomicInteger();
+            AtomicInteger polled = new AtomicInteger();
+            Runnable poller = () -> {
+                WorkCompletion out = new WorkCompletion();
+                long last = -1;
+                while (polled.get() < n) {
+                    if (cq.poll(out)) {
+                        if (seen.put(out.wrId(), Boolean.TRUE) != null) {
+                            duplicates.incrementAndGet();
+                        }
+                        if (out.wrId() <= last) {
+                            disordered.incrementAndGet();
+                        }
+                        last = out.wrId();
+                        polled.incrementAndGet();
+                    }
+                }
+            };
+            List<Thread> threads = new java.util.ArrayList<>();
+            for (int i = 0; i < pollers; i++) {
+                Thread t = new Thread(poller);
+                t.start();
+                threads.add(t);
+            }
+            int resizes = 0;
+            for (long i = 0; i < n; ) {
+                if (i % 97 == 0) {
+                    // Down to just what is queued (pollers may take more meanwhile), or up.
+                    cq.resize(resizes++ % 2 == 0 ? Math.max(1, cq.size()) : cq.size() + 64 + (int) (i % 200));
+                }
+                if (cq.size() < cq.capacity()) {
+                    complete(cq, i++);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            for (Thread t : threads) {
+                t.join(60_000);
+            }
+            assertEquals(0, duplicates.get(), pollers + " poller(s)");
+            assertEquals(n, seen.size(), pollers + " poller(s)");
+            if (pollers == 1) {
+                assertEquals(0, disordered.get(), "a lone poller sees the producer's order");
+            }
+            assertFalse(cq.hasOverflowed());
+            assertTrue(resizes > 1000);
+        }
+    }
+
+    @Test
+    void aResizeBelowTheQueuedCompletionsIsRefusedAndChangesNothing() {
+        CompletionQueue cq = new CompletionQueue(7, 8);
+        for (int i = 0; i < 5; i++) {
+            complete(cq, i);
+        }
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> cq.resize(4));
+        assertEquals("cannot resize CQ 7 to 4 entries: 5 completions are waiting to be polled", e.getMessage());
+        assertEquals(8, cq.capacity());
+        cq.resize(5);
+        assertNull(cq.begin(), "full at its new size");
+        WorkCompletion out = new WorkCompletion();
+        for (int i = 0; i < 5; i++) {
+            assertTrue(cq.poll(out));
+            assertEquals(i, out.wrId());
+        }
+    }
+
+    @Test
+    void aClockStampsEachCompletionAsItIsPublishedAndNoClockLeavesNoStamp() {
+        CompletionQueue plain = new CompletionQueue(1, 4);
+        complete(plain, 1);
+        WorkCompletion out = new WorkCompletion();
+        assertTrue(plain.poll(out));
+        assertEquals(WorkCompletion.NO_TIMESTAMP, out.completionTimestampNanos());
+        long[] now = {1000};
+        CompletionQueue stamped = new CompletionQueue(2, 4);
+        stamped.timestamps(() -> now[0]);
+        complete(stamped, 1);
+        now[0] = 2500;
+        complete(stamped, 2);
+        stamped.resize(8); // stamps travel with the entries
+        assertTrue(stamped.poll(out));
+        assertEquals(1000, out.completionTimestampNanos());
+        assertTrue(stamped.poll(out));
+        assertEquals(2500, out.completionTimestampNanos());
     }
 }
