@@ -39,6 +39,8 @@ public final class CompletionQueue {
 
     private final int id;
     private final int capacity;
+    /** The depths of the queues that complete here (under this object's lock). */
+    private long committedDepth;
     private final WorkCompletion[] ring;
     private final int mask;
     private final Object lock = new Object();
@@ -193,13 +195,22 @@ public final class CompletionQueue {
         return overflowed;
     }
 
-    /** Counts a QP using this CQ, so that destroying the CQ can be refused while in use. */
-    public synchronized void attach() {
+    /**
+     * Counts a QP using this CQ, so that destroying the CQ can be refused while in use, with the
+     * {@code depth} of its queue that completes here.
+     *
+     * @return the depths of all the queues completing here, this one included
+     */
+    public synchronized long attach(int depth) {
         users++;
+        committedDepth += depth;
+        return committedDepth;
     }
 
-    public synchronized void detach() {
+    /** A QP that used this CQ, with {@code depth} entries of its queues, is gone. */
+    public synchronized void detach(int depth) {
         users--;
+        committedDepth -= depth;
     }
 
     public synchronized boolean isInUse() {
