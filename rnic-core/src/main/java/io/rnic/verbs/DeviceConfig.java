@@ -16,9 +16,10 @@ import java.util.random.RandomGenerator;
  *                   on a real network
  * @param ecn        whether QPs send ECN-capable packets ({@link EcnMode#AUTO}: where the network
  *                   marks with ECN)
+ * @param pitfallWarningsOff the {@link Pitfall} warnings not logged (they are still counted)
  */
 public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom,
-                           EcnMode ecn) {
+                           EcnMode ecn, java.util.Set<Pitfall> pitfallWarningsOff) {
     /**
      * Checks that the limits, P_Key table and ICRC policy are given.
      *
@@ -27,13 +28,16 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @param icrcPolicy how received ICRCs are treated
      * @param keyRandom  source of memory key bytes, or {@code null} for the default source
      * @param ecn        whether QPs send ECN-capable packets
-     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy} or {@code ecn} is null
+     * @param pitfallWarningsOff the pitfall warnings not logged
+     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy}, {@code ecn} or
+     *     {@code pitfallWarningsOff} is null
      */
     public DeviceConfig {
         java.util.Objects.requireNonNull(limits, "limits");
         java.util.Objects.requireNonNull(pkeys, "pkeys");
         java.util.Objects.requireNonNull(icrcPolicy, "icrcPolicy");
         java.util.Objects.requireNonNull(ecn, "ecn");
+        pitfallWarningsOff = java.util.Set.copyOf(java.util.Objects.requireNonNull(pitfallWarningsOff, "pitfallWarningsOff"));
     }
 
     /**
@@ -44,7 +48,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the default configuration
      */
     public static DeviceConfig defaults() {
-        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO);
+        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO, java.util.Set.of());
     }
 
     /**
@@ -54,7 +58,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withLimits(HcaLimits l) {
-        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn);
+        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff);
     }
 
     /**
@@ -64,7 +68,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withPkeys(PKeyTable p) {
-        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn);
+        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn, pitfallWarningsOff);
     }
 
     /**
@@ -76,7 +80,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
         java.util.Objects.requireNonNull(p, "p");
-        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn);
+        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn, pitfallWarningsOff);
     }
 
     /**
@@ -87,7 +91,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withKeySeed(long seed) {
-        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn, pitfallWarningsOff);
     }
 
     /**
@@ -99,6 +103,18 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withEcn(EcnMode mode) {
         java.util.Objects.requireNonNull(mode, "mode");
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode, pitfallWarningsOff);
+    }
+
+    /**
+     * Returns a copy that does not log the warnings {@code codes} ({@link Pitfall}); the device still
+     * counts them ({@link RdmaDevice#pitfallCount}). With no argument, every warning is logged again.
+     *
+     * @param codes the warnings to silence
+     * @return the changed copy
+     */
+    public DeviceConfig withPitfallWarningsOff(Pitfall... codes) {
+        java.util.Objects.requireNonNull(codes, "codes");
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, java.util.Set.copyOf(java.util.Arrays.asList(codes)));
     }
 }

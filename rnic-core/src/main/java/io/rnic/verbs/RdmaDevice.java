@@ -67,6 +67,7 @@ public final class RdmaDevice implements AutoCloseable {
         if (config.ecn() != EcnMode.AUTO) { // AUTO: the HCA asks the wire (ECN where the network marks)
             hca.ecn(config.ecn() == EcnMode.ON);
         }
+        hca.pitfalls().silence(config.pitfallWarningsOff());
         hca.asyncListener(this::dispatch);
         wire.receiver(hca.wireReceiver());
     }
@@ -147,6 +148,18 @@ public final class RdmaDevice implements AutoCloseable {
 
     static {
         io.rnic.core.hca.HcaAccess.install(d -> ((RdmaDevice) d).hca);
+    }
+
+    /**
+     * How often this device met pitfall {@code p} ({@link Pitfall}): every occurrence, whether it was
+     * logged (once per object) or not.
+     *
+     * @param p the pitfall
+     * @return its occurrences so far
+     */
+    public long pitfallCount(Pitfall p) {
+        java.util.Objects.requireNonNull(p, "p");
+        return hca.pitfalls().count(p);
     }
 
     /**

@@ -62,7 +62,7 @@ class ArchitectureTest {
             WcStatus.class, WcOpcode.class, QpCaps.class, AddressHandle.class, AccessFlags.class, QpType.class,
             QpState.class, PathMtu.class, QpAttributes.class, QpAttrMask.class, AddressVector.class, AsyncEvent.class,
             Counter.class, Counters.class, IcrcPolicy.class, RnicException.class, WireException.class,
-            LossRecovery.class, RdQpErrorRecovery.class)
+            LossRecovery.class, RdQpErrorRecovery.class, io.rnic.verbs.Pitfall.class)
             .or(com.tngtech.archunit.core.domain.properties.HasName.Predicates.name("io.rnic.verbs.Sges")).as("the API's value classes");
 
     /** An API class that is not a value class, or an array of one. */

@@ -88,8 +88,8 @@ class FloodTest {
         try (RdmaDevice a = RdmaDevice.open(wireA); RdmaDevice b = RdmaDevice.open(wireB)) {
             ProtectionDomain pdA = a.allocPd();
             ProtectionDomain pdB = b.allocPd();
-            CompletionQueue cqA = a.createCq(256);
-            CompletionQueue cqB = b.createCq(256);
+            CompletionQueue cqA = a.createCq(1024); // three QPs complete here, each with its default send and receive depths (RNIC-W003)
+            CompletionQueue cqB = b.createCq(1024);
             ByteBuffer bufA = ByteBuffer.allocateDirect(BUF);
             ByteBuffer bufB = ByteBuffer.allocateDirect(BUF);
             ByteBuffer canary = ByteBuffer.allocateDirect(64 << 10);

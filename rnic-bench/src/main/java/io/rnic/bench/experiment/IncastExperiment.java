@@ -223,7 +223,7 @@ public final class IncastExperiment {
             SimWire rw = fabric.host(receiverHost);
             receiver = RdmaDevice.open(rw);
             ProtectionDomain rpd = receiver.allocPd();
-            receiverCq = receiver.createCq(4 * senderHosts.length + 16);
+            receiverCq = receiver.createCq(32 * senderHosts.length + 64); // each QP: 16 sends, 16 receives (RNIC-W003)
             sink = rpd.registerMemory(ByteBuffer.allocateDirect(senderHosts.length * c.sizeBytes()), access);
             RcOptions o = RcOptions.defaults().withMtu(c.mtu()).withLossRecovery(c.recovery()).withRetry(c.timeoutExp(), 7, 7);
             QpCaps caps = new QpCaps(16, 16, 1, 1, 0);
@@ -235,7 +235,7 @@ public final class IncastExperiment {
                 RdmaDevice d = RdmaDevice.open(w);
                 devices.add(d);
                 ProtectionDomain pd = d.allocPd();
-                CompletionQueue cq = d.createCq(32);
+                CompletionQueue cq = d.createCq(128);
                 cqs.add(cq);
                 ByteBuffer b = ByteBuffer.allocateDirect(c.sizeBytes());
                 for (int k = 0; k < c.sizeBytes(); k++) {

@@ -78,7 +78,8 @@ final class PerfSide implements AutoCloseable {
         try {
             this.pd = device.allocPd();
             int depth = Math.max(config.txDepth(), config.test().op() == PerfTest.Op.SEND ? config.rxDepth() : 1);
-            int cqe = Math.min(device.queryDevice().maxCqe(), (config.txDepth() + config.rxDepth()) * config.qps() + 16);
+            // Every QP's send and receive queues complete here: room for all of them (RNIC-W003).
+            int cqe = Math.min(device.queryDevice().maxCqe(), (config.txDepth() + 64 + Math.max(depth, 1)) * config.qps() + 16);
             this.cq = device.createCq(cqe);
             // Room for a UD receive's GRH, and at least perftest's cycle buffer: a perftest peer
             // spreads small messages over that much of the remote buffer.

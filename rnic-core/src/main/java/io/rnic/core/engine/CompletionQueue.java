@@ -53,6 +53,8 @@ public final class CompletionQueue {
     private volatile WorkCompletion[] ring;
     /** Stamps completions when set ({@link #timestamps}); null: no stamp, one check per completion. */
     private Clock clock;
+    /** The depths of the queues that complete here (under this object's lock). */
+    private long committedDepth;
     private final Object lock = new Object();
     /** Next entry to poll; advanced by pollers with a compare-and-set. */
     private volatile long head;
@@ -254,13 +256,22 @@ public final class CompletionQueue {
         return overflowed;
     }
 
-    /** Counts a QP using this CQ, so that destroying the CQ can be refused while in use. */
-    public synchronized void attach() {
+    /**
+     * Counts a QP using this CQ, so that destroying the CQ can be refused while in use, with the
+     * {@code depth} of its queue that completes here.
+     *
+     * @return the depths of all the queues completing here, this one included
+     */
+    public synchronized long attach(int depth) {
         users++;
+        committedDepth += depth;
+        return committedDepth;
     }
 
-    public synchronized void detach() {
+    /** A QP that used this CQ, with {@code depth} entries of its queues, is gone. */
+    public synchronized void detach(int depth) {
         users--;
+        committedDepth -= depth;
     }
 
     public synchronized boolean isInUse() {

@@ -32,6 +32,9 @@ final class Posting {
             throw new IllegalStateException("post_send on QP 0x" + Integer.toHexString(qp.qpn) + " in state " + s
                     + ": sends need RTS (or SQD, SQE, ERR)");
         }
+        if (s == QpState.ERR) {
+            postedInError("send");
+        }
         RequestKind kind = RequestKind.of(wr.opcode());
         if (kind == null || !kind.transports().contains(qp.policy.transport())) {
             throw new IllegalArgumentException("opcode " + wr.opcode() + " cannot be posted on a " + qp.type + " QP");
@@ -94,6 +97,7 @@ final class Posting {
             }
             SendWqe w = sq.claim();
             if (w == null) {
+                noneSignaled(sq);
                 throw new IllegalStateException("send queue of QP 0x" + Integer.toHexString(qp.qpn)
                         + " is full (max_send_wr " + qp.caps.maxSendWr() + ")");
             }
@@ -172,7 +176,37 @@ final class Posting {
             throw new IllegalStateException("post_recv on QP 0x" + Integer.toHexString(qp.qpn)
                     + " in RESET: receives need INIT or later");
         }
+        if (qp.state == QpState.ERR) {
+            postedInError("receive");
+        }
         qp.rq.post(wr);
+    }
+
+    /** RNIC-W007: work posted to a QP in ERR completes in flush error. */
+    private void postedInError(String what) {
+        if (qp.hca.pitfalls().occurred(io.rnic.verbs.Pitfall.POST_TO_ERROR_QP, qp.qpn)) {
+            qp.hca.pitfalls().log(io.rnic.verbs.Pitfall.POST_TO_ERROR_QP, String.format("a %s was posted to QP 0x%x in"
+                    + " ERR: it completes with WR_FLUSH_ERR", what, qp.qpn));
+        }
+    }
+
+    /**
+     * RNIC-W004: the send queue is full and none of its work requests is signaled. On a NIC the
+     * slots of unsignaled work come back only with a later completion, so such a queue never drains.
+     */
+    private void noneSignaled(SendQueue sq) {
+        if (qp.signalAll) {
+            return;
+        }
+        for (long i = sq.completed(); i < sq.posted(); i++) {
+            if (sq.at(i).signaled()) {
+                return;
+            }
+        }
+        if (qp.hca.pitfalls().occurred(io.rnic.verbs.Pitfall.UNSIGNALED_SEND_QUEUE_FULL, qp.qpn)) {
+            qp.hca.pitfalls().log(io.rnic.verbs.Pitfall.UNSIGNALED_SEND_QUEUE_FULL, String.format("the send queue of QP"
+                    + " 0x%x is full (max_send_wr %d) of unsignaled work requests only", qp.qpn, qp.caps.maxSendWr()));
+        }
     }
 
     /** Hands the queues to the protocol thread, once per batch of posts. */

@@ -291,10 +291,10 @@ public final class QpContext {
             pd.retain();
         }
         if (sendCq != null) {
-            sendCq.attach();
+            qp.cqCommitted(sendCq, sendCq.attach(qp.sendDepth()));
         }
         if (recvCq != null) {
-            recvCq.attach();
+            qp.cqCommitted(recvCq, recvCq.attach(qp.recvDepth()));
         }
         hca.attach(qpn, qp.rx);
         return qp;
@@ -302,6 +302,26 @@ public final class QpContext {
 
     public int qpn() {
         return qpn;
+    }
+
+    /** Send work requests that can complete into the send CQ at once. */
+    private int sendDepth() {
+        return policy.sides().sends() ? caps.maxSendWr() : 0;
+    }
+
+    /** Receive work requests of the QP's own queue (an SRQ's are shared, and not counted here). */
+    private int recvDepth() {
+        return srq == null && policy.receiveSource() == TransportPolicy.ReceiveSource.QP_RQ_OR_SRQ ? caps.maxRecvWr() : 0;
+    }
+
+    /** RNIC-W003: the queues completing into {@code cq} ({@code committed} entries) could overflow it. */
+    private void cqCommitted(CompletionQueue cq, long committed) {
+        if (committed > cq.capacity() && hca.pitfalls().occurred(io.rnic.verbs.Pitfall.CQ_SMALLER_THAN_ITS_QUEUES,
+                cq.id())) {
+            hca.pitfalls().log(io.rnic.verbs.Pitfall.CQ_SMALLER_THAN_ITS_QUEUES, String.format("CQ %d has %d entries,"
+                    + " but the queues completing into it hold up to %d work requests (QP 0x%x is the latest)",
+                    cq.id(), cq.capacity(), committed, qpn));
+        }
     }
 
     public QpType type() {
@@ -432,10 +452,10 @@ public final class QpContext {
             pd.release();
         }
         if (sendCq != null) {
-            sendCq.detach();
+            sendCq.detach(sendDepth());
         }
         if (recvCq != null) {
-            recvCq.detach();
+            recvCq.detach(recvDepth());
         }
         if (srq != null) {
             srq.detach();

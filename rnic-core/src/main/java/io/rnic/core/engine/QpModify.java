@@ -14,8 +14,10 @@ import io.rnic.verbs.QpState;
  */
 final class QpModify {
     private final QpContext qp;
+    private final ModifyPitfalls pitfalls;
 
     QpModify(QpContext qp) {
+        this.pitfalls = new ModifyPitfalls(qp);
         this.qp = qp;
     }
 
@@ -35,6 +37,7 @@ final class QpModify {
             qp.qkey = a.qkey();
         }
         qp.attrs.copyFrom(a, mask);
+        pitfalls.afterCopy(a, mask);
         if (qp.state != QpState.RESET && qp.state != QpState.INIT) {
             qp.addressing.attributesChanged(qp.attrs, mask);
         }
@@ -44,7 +47,10 @@ final class QpModify {
         }
         QpState from = qp.state;
         switch (target) {
-            case RESET -> reset();
+            case RESET -> {
+                pitfalls.beforeReset();
+                reset();
+            }
             case INIT -> qp.state = QpState.INIT;
             case RTR -> {
                 if (from == QpState.INIT) {

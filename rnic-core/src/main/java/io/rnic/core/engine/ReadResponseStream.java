@@ -164,6 +164,19 @@ final class ReadResponseStream {
         }
     }
 
+    /** Whether READ resource {@code r} is being answered or waits to be: its entry is still in use. */
+    boolean holds(ResponderResource r) {
+        if (r == resource) {
+            return true;
+        }
+        for (int i = 0; i < queued; i++) {
+            if (queuedResource[(queueHead + i) % queuedPsn.length] == r) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void begin(ResponderResource r, int psn, long dataVa, long dataLength, MemoryRegion m,
                        io.rnic.core.memory.MemoryWindow w, int wGeneration) {
         this.resource = r;

@@ -9,6 +9,7 @@ import io.rnic.core.packet.Opcode;
 import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.Position;
 import io.rnic.core.packet.RocePacket;
+import io.rnic.verbs.Pitfall;
 import io.rnic.verbs.AccessFlags;
 
 /**
@@ -105,6 +106,10 @@ final class RequestChecks {
             return Responder.State.RNR;
         }
         if (takesResource(op.operation()) && resources.depth() == 0) {
+            if (qp.hca.pitfalls().occurred(Pitfall.NO_RESPONDER_RESOURCES, target.owner().qpn)) {
+                qp.hca.pitfalls().log(Pitfall.NO_RESPONDER_RESOURCES, String.format("QP 0x%x: a %s arrived, but the QP's"
+                        + " max_dest_rd_atomic is 0: NAKed Invalid Request", target.owner().qpn, op.name()));
+            }
             return req.fail(ResponderError.NO_RESPONDER_RESOURCES);
         }
         return Responder.State.CHK_LENGTH;
@@ -176,7 +181,7 @@ final class RequestChecks {
                 mr = remoteKey.mr;
                 at = remoteKey.va;
                 if (r != AccessResult.OK || !mr.isValid()) {
-                    return req.fail(ResponderError.REMOTE_ACCESS);
+                    return remoteAccessError(p.reth().rkey());
                 }
             }
             if (o == Operation.RDMA_WRITE) {
@@ -201,7 +206,7 @@ final class RequestChecks {
             long len = wholeRegion ? 0 : Integer.toUnsignedLong(p.reth().dmaLength());
             AccessResult r = MemoryAccess.check(mr, target.pd(), va, len, flushAccess(p.feth().placementType()), 1);
             if (r != AccessResult.OK || !mr.isValid()) {
-                return req.fail(ResponderError.REMOTE_ACCESS);
+                return remoteAccessError(p.reth().rkey());
             }
             req.atomicMr = mr;
             return Responder.State.FLUSH_REPLY;
@@ -222,6 +227,12 @@ final class RequestChecks {
             }
         }
         if (msg.placed + msg.receiveHeaderLength() + req.payloadLength(p) > msg.rwqe.sgl.totalLength()) {
+            if (qp.hca.pitfalls().occurred(Pitfall.RECEIVE_BUFFER_TOO_SHORT, target.owner().qpn)) {
+                qp.hca.pitfalls().log(Pitfall.RECEIVE_BUFFER_TOO_SHORT, String.format("QP 0x%x: a message of at least %d"
+                        + " bytes%s arrived for a receive buffer of %d bytes: LOC_LEN_ERR", target.owner().qpn,
+                        msg.placed + req.payloadLength(p), msg.receiveHeaderLength() > 0 ? " (plus the "
+                        + msg.receiveHeaderLength() + "-byte GRH area)" : "", msg.rwqe.sgl.totalLength()));
+            }
             return req.fail(ResponderError.RECEIVE_TOO_SHORT);
         }
         return Responder.State.EXECUTE;
@@ -237,14 +248,31 @@ final class RequestChecks {
         }
         RemoteKey remoteKey = req.remoteKey;
         AccessResult r = qp.hca.keys().resolveRemote(rkey, target.pd(), target.owner().qpn, va, 8, access, 8, remoteKey);
-        if (r != AccessResult.OK) {
-            return req.fail(r == AccessResult.MISALIGNED ? ResponderError.MISALIGNED_ATOMIC : ResponderError.REMOTE_ACCESS);
+        if (r == AccessResult.MISALIGNED) {
+            return req.fail(ResponderError.MISALIGNED_ATOMIC);
         }
-        if (!remoteKey.mr.isValid()) {
-            return req.fail(ResponderError.REMOTE_ACCESS);
+        if (r != AccessResult.OK || !remoteKey.mr.isValid()) {
+            return remoteAccessError(rkey);
         }
         req.atomicMr = remoteKey.mr;
         req.atomicVa = remoteKey.va;
         return next;
+    }
+
+    /**
+     * An R_Key that grants no access: NAKed Remote Access Error. If it is a key this device retired
+     * lately (its region deregistered or invalidated, its window invalidated or rebound), the
+     * warning RNIC-W009 gives its history.
+     */
+    private Responder.State remoteAccessError(int rkey) {
+        io.rnic.core.memory.KeyTable keys = qp.hca.keys();
+        boolean current = io.rnic.core.memory.KeyTable.isWindowKey(rkey) ? keys.lookupWindow(rkey) != null
+                : keys.lookup(rkey) != null;
+        String history = current ? null : keys.retiredKeys().history(rkey);
+        if (history != null && qp.hca.pitfalls().occurred(Pitfall.STALE_RKEY, Integer.toUnsignedLong(rkey))) {
+            qp.hca.pitfalls().log(Pitfall.STALE_RKEY, String.format("QP 0x%x: a request named R_Key 0x%08x, which was"
+                    + " a %s", target.owner().qpn, rkey, history));
+        }
+        return req.fail(ResponderError.REMOTE_ACCESS);
     }
 }

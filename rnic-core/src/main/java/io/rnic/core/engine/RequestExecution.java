@@ -10,6 +10,7 @@ import io.rnic.core.psn.Psn;
 import io.rnic.core.psn.ResponderPsnWindow;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.Counter;
+import io.rnic.verbs.Pitfall;
 import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
@@ -109,7 +110,7 @@ final class RequestExecution {
         int rkey = p.reth().rkey();
         long len = Integer.toUnsignedLong(p.reth().dmaLength());
         int packets = (int) Math.max(1, (len + qp.mtu - 1) / qp.mtu);
-        ResponderResource r = resources.allocate();
+        ResponderResource r = takeResource(psn);
         r.atomic = false;
         r.firstPsn = psn;
         r.lastPsn = Psn.add(psn, packets - 1);
@@ -133,6 +134,22 @@ final class RequestExecution {
         return Responder.State.DONE;
     }
 
+    /**
+     * A responder resource for the READ or atomic at {@code psn}. More outstanding than
+     * max_dest_rd_atomic overwrite the oldest, as in rxe; when the oldest is a READ still being
+     * answered, the requester keeps more outstanding than this QP accepts (RNIC-W008).
+     */
+    private ResponderResource takeResource(int psn) {
+        ResponderResource reused = resources.peekNext();
+        if (reused != null && reused.valid && !reused.atomic && responses.answering(reused)
+                && qp.hca.pitfalls().occurred(Pitfall.NO_RESPONDER_RESOURCES, qp.qpn)) {
+            qp.hca.pitfalls().log(Pitfall.NO_RESPONDER_RESOURCES, String.format("QP 0x%x: the READ or atomic at"
+                    + " PSN 0x%06x found all %d responder resources (max_dest_rd_atomic) answering READs: the peer"
+                    + " keeps more outstanding than this QP accepts", qp.qpn, psn, resources.depth()));
+        }
+        return resources.allocate();
+    }
+
     /** ATOMIC_REPLY: compare-and-swap or fetch-and-add, remembered in a responder resource, answered. */
     Responder.State atomicReply(RocePacket p) {
         int psn = p.bth().psn();
@@ -147,7 +164,7 @@ final class RequestExecution {
                     : mr.fetchAndAdd(req.atomicVa, p.atomicEth().swapAdd());
         }
         qp.hca.counters().inc(Counter.ATOMICS_EXECUTED);
-        ResponderResource r = resources.allocate();
+        ResponderResource r = takeResource(psn);
         r.atomic = true;
         r.firstPsn = psn;
         r.lastPsn = psn;

@@ -5,6 +5,7 @@ import io.rnic.core.packet.Operation;
 import io.rnic.core.packet.RocePacket;
 import io.rnic.core.psn.RequestRegion;
 import io.rnic.core.psn.ResponderPsnWindow;
+import io.rnic.verbs.Pitfall;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.Counter;
 import io.rnic.verbs.WcOpcode;
@@ -49,6 +50,8 @@ final class Responder {
     private final RequestExecution execution;
     private final ResponseSender responses;
     private final DuplicateRequests duplicates;
+    /** RNR NAKs this QP has sent: past a few, the application is not posting receives in time (RNIC-W001). */
+    private int rnrNaksSent;
     /** What becomes of requests ahead of the expected PSN (the QP's loss recovery mode). */
     private ReceiveWindow receiveWindow = InOrderReceiveWindow.INSTANCE;
 
@@ -274,6 +277,11 @@ final class Responder {
             return State.DONE;
         }
         qp.hca.counters().inc(Counter.SEND_RNR_ERR);
+        if (++rnrNaksSent > Pitfall.RNR_NAKS_BEFORE_WARNING
+                && qp.hca.pitfalls().occurred(Pitfall.RNR_NAKS_REPEATED, target.owner().qpn)) {
+            qp.hca.pitfalls().log(Pitfall.RNR_NAKS_REPEATED, String.format("QP 0x%x has sent %d RNR NAKs: SENDs keep"
+                    + " arriving with no receive posted", target.owner().qpn, rnrNaksSent));
+        }
         // Later packets of this message are dropped silently until the retry arrives.
         rel.nakSent = true;
         responses.sendAck(AethSyndrome.rnrNak(target.owner().attrs.minRnrTimer()), p.bth().psn());

@@ -28,6 +28,11 @@ final class ResponderResources {
         return ring.length;
     }
 
+    /** The entry {@link #allocate} will take next, or {@code null} if it was never used (or there is none). */
+    ResponderResource peekNext() {
+        return ring.length == 0 ? null : ring[next];
+    }
+
     /** The next entry; more READs/atomics than advertised overwrite the oldest, as in rxe. */
     ResponderResource allocate() {
         ResponderResource r = ring[next];

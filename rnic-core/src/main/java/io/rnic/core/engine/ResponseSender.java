@@ -148,6 +148,11 @@ final class ResponseSender {
         readStream.start(r, fromPsn, va, length, mr, mw, mwGeneration);
     }
 
+    /** Whether READ resource {@code r} is still being answered or waits to be. */
+    boolean answering(ResponderResource r) {
+        return readStream.holds(r);
+    }
+
     /**
      * Between two READs of the response stream: the owed ACK goes out here if the PSN it
      * acknowledges comes before the next READ's ({@code nextRequestPsn}, -1 if none).

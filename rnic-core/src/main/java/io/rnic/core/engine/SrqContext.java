@@ -83,11 +83,11 @@ public final class SrqContext implements ReceiveQueue {
         }
         freeCount = maxWr;
         if (xrcd != null) {
-            cq.attach();
+            cq.attach(0); // an SRQ's depth changes with modify; RNIC-W003 counts QPs' own queues only
             try {
                 xrcd.addSrq(this);
             } catch (RuntimeException e) { // a closed domain: nothing stays counted
-                cq.detach();
+                cq.detach(0);
                 throw e;
             }
         }
@@ -332,7 +332,7 @@ public final class SrqContext implements ReceiveQueue {
         pd.release();
         if (xrcd != null) {
             xrcd.removeSrq(this);
-            cq.detach();
+            cq.detach(0);
         }
     }
 

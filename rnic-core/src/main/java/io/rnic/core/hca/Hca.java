@@ -49,6 +49,7 @@ public final class Hca {
     private final KeyTable keys;
     private final PKeyTable pkeys;
     private final Counters counters = new Counters();
+    private final Pitfalls pitfalls;
     private final PacketDecoder decoder = new PacketDecoder();
     private final RocePacket rx = new RocePacket();
     private final PacketEncoder encoder = new PacketEncoder();
@@ -92,6 +93,8 @@ public final class Hca {
         this.sink = java.util.Objects.requireNonNull(sink, "sink");
         this.ecn = sink.ecnByDefault();
         this.keys = new KeyTable(keyRandom, limits.maxMr());
+        this.keys.retiredKeys().clock(scheduler);
+        this.pitfalls = new Pitfalls(address.getHostAddress());
     }
 
     public InetAddress address() {
@@ -113,6 +116,11 @@ public final class Hca {
 
     public KeyTable keys() {
         return keys;
+    }
+
+    /** The pitfall warnings this device counts and logs. */
+    public Pitfalls pitfalls() {
+        return pitfalls;
     }
 
     public PKeyTable pkeys() {

@@ -36,6 +36,7 @@ public final class KeyTable {
 
     /** Fast-registration regions by index (their registrations live in {@link #slots} while in force). */
     private final java.util.Map<Integer, FastRegion> fastRegions = new java.util.HashMap<>();
+    private final RetiredKeys retired = new RetiredKeys();
 
     /** Windows by index − {@link #MAX_MR_INDEX} − 1; grown by copy, read without a lock. */
     private volatile AtomicReferenceArray<MemoryWindow> windowSlots = new AtomicReferenceArray<>(16);
@@ -204,10 +205,16 @@ public final class KeyTable {
         if (slot < 0 || slot >= s.length() || s.get(slot) != mw) {
             throw new IllegalStateException(mw + " is not allocated in this key table");
         }
+        retired.retire(mw, "deallocated");
         mw.deallocate();
         s.set(slot, null);
         windowsUsed.clear(slot);
         mw.pd().release();
+    }
+
+    /** The keys that stopped granting access lately, with their history. */
+    public RetiredKeys retiredKeys() {
+        return retired;
     }
 
     /** The allocated window whose current key is {@code rkey}, or {@code null}. Lock-free. */
@@ -296,6 +303,7 @@ public final class KeyTable {
             }
         }
         if (length == 0) { // type 1 unbind
+            retireBound(mw, "unbound");
             mw.bind(null, 0, 0, 0, newRkey, qpn);
             return null;
         }
@@ -319,8 +327,16 @@ public final class KeyTable {
         if (!mr.contains(addr, length)) {
             return String.format("[0x%x, +%d) is not inside the region", addr, length);
         }
+        retireBound(mw, "bound anew");
         mw.bind(mr, addr, length, access, mw.type() == 2 ? (mw.rkey() & ~0xFF) | (newRkey & 0xFF) : newRkey, qpn);
         return null;
+    }
+
+    /** A bound window's key stops granting access when the window is bound again or unbound. */
+    private void retireBound(MemoryWindow mw, String how) {
+        if (mw.state() == MemoryWindow.State.VALID && mw.length() > 0) {
+            retired.retire(mw, how);
+        }
     }
 
     /**
@@ -344,6 +360,7 @@ public final class KeyTable {
         if (pd != null && pd != mw.pd()) {
             return "the window is in another PD";
         }
+        retired.retire(mw, "invalidated");
         mw.invalidate();
         return null;
     }
@@ -438,6 +455,7 @@ public final class KeyTable {
             return false;
         }
         SLOT.setVolatile(slots, mr.index(), null);
+        retired.retire(mr.rkey(), mr.toString(), "invalidated");
         mr.invalidate();
         fr.freed();
         return true;
@@ -481,6 +499,7 @@ public final class KeyTable {
         if (!mr.invalidate()) {
             throw new IllegalStateException(mr + " is already deregistered");
         }
+        retired.retire(mr.rkey(), mr.toString(), "deregistered");
         SLOT.setVolatile(s, index, null);
         used.clear(index);
         count--;

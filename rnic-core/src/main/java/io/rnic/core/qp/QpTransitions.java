@@ -29,7 +29,6 @@ import static io.rnic.verbs.QpState.RTS;
 import static io.rnic.verbs.QpState.SQD;
 import static io.rnic.verbs.QpState.SQE;
 
-import io.rnic.core.psn.Psn;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
@@ -393,18 +392,13 @@ public final class QpTransitions {
         if ((mask & RNR_RETRY) != 0) {
             range(p, "RNR_RETRY", a.rnrRetry(), 0, 7, "");
         }
-        if ((mask & RQ_PSN) != 0) {
-            range(p, "RQ_PSN", a.rqPsn(), 0, Psn.MASK, " (24-bit PSN)");
-        }
         if ((mask & MAX_QP_RD_ATOMIC) != 0) {
             range(p, "MAX_QP_RD_ATOMIC", a.maxRdAtomic(), 0, limits.maxQpRdAtom(), " (device max_qp_rd_atom)");
         }
         if ((mask & MIN_RNR_TIMER) != 0) {
             range(p, "MIN_RNR_TIMER", a.minRnrTimer(), 0, 31, "");
         }
-        if ((mask & SQ_PSN) != 0) {
-            range(p, "SQ_PSN", a.sqPsn(), 0, Psn.MASK, " (24-bit PSN)");
-        }
+        // A PSN wider than 24 bits is not refused: it is masked, as real stacks mask it (RNIC-W005).
         if ((mask & MAX_DEST_RD_ATOMIC) != 0) {
             range(p, "MAX_DEST_RD_ATOMIC", a.maxDestRdAtomic(), 0, limits.maxQpRdAtom(), " (device max_qp_rd_atom)");
         }

@@ -412,8 +412,6 @@ class QpTransitionsTest {
                 range("RETRY_CNT", a -> a.retryCnt(8)),
                 range("RNR_RETRY", a -> a.rnrRetry(8)),
                 range("MIN_RNR_TIMER", a -> a.minRnrTimer(32)),
-                range("SQ_PSN", a -> a.sqPsn(1 << 24)),
-                range("SQ_PSN", a -> a.sqPsn(-1)),
                 range("MAX_QP_RD_ATOMIC", a -> a.maxRdAtomic(LIMITS.maxQpRdAtom() + 1)),
                 range("MAX_QP_RD_ATOMIC", a -> a.maxRdAtomic(-1)),
                 range("ACCESS_FLAGS", a -> a.accessFlags(0x40)),
@@ -438,7 +436,6 @@ class QpTransitionsTest {
 
     static Stream<Arguments> outOfRangeInitToRtr() {
         return Stream.of(
-                range("RQ_PSN", a -> a.rqPsn(0x1000000)),
                 range("MAX_DEST_RD_ATOMIC", a -> a.maxDestRdAtomic(LIMITS.maxQpRdAtom() + 1)),
                 range("MIN_RNR_TIMER", a -> a.minRnrTimer(-1)),
                 range("DEST_QPN", a -> a.destQpn(1 << 24)),

@@ -9,7 +9,7 @@ public final class HelloDatagrams {
         try (RdmaDevice a = RdmaDevice.open(UdpWire.bind(ipA).open());
              RdmaDevice b = RdmaDevice.open(UdpWire.bind(ipB).open())) {
             ProtectionDomain pdA = a.allocPd(), pdB = b.allocPd();
-            CompletionQueue cqA = a.createCq(16), cqB = b.createCq(16);
+            CompletionQueue cqA = a.createCq(256), cqB = b.createCq(256);
             SharedReceiveQueue srq = pdB.createSrq(64, 1, 0);       // max_wr, max_sge, srq_limit
             QueuePair qpA = pdA.createQp(QpInitAttributes.ud(cqA, cqA));
             QueuePair qpB = pdB.createQp(QpInitAttributes.ud(cqB, cqB).withSrq(srq));

@@ -15,7 +15,7 @@ public final class HelloRd {
 
             // Any number of RD QPs per node share the contexts; here two on B.
             ProtectionDomain pdA = a.allocPd(), pdB = b.allocPd();
-            CompletionQueue cqA = a.createCq(16), cqB = b.createCq(16);
+            CompletionQueue cqA = a.createCq(512), cqB = b.createCq(512);
             QueuePair qpA = pdA.createRdQp(QpInitAttributes.rd(cqA, cqA), rddA);
             QueuePair qpB1 = pdB.createRdQp(QpInitAttributes.rd(cqB, cqB), rddB);
             QueuePair qpB2 = pdB.createRdQp(QpInitAttributes.rd(cqB, cqB), rddB);

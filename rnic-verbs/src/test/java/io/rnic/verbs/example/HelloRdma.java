@@ -10,7 +10,7 @@ public final class HelloRdma {
              RdmaDevice b = RdmaDevice.open(UdpWire.bind(ipB).open())) {
             int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
             ProtectionDomain pdA = a.allocPd(), pdB = b.allocPd();
-            CompletionQueue cqA = a.createCq(16), cqB = b.createCq(16);
+            CompletionQueue cqA = a.createCq(256), cqB = b.createCq(256);
             QueuePair qpA = pdA.createQp(QpInitAttributes.rc(cqA, cqA));
             QueuePair qpB = pdB.createQp(QpInitAttributes.rc(cqB, cqB));
             MemoryRegion mrA = pdA.registerMemory(ByteBuffer.allocateDirect(4096), access);
