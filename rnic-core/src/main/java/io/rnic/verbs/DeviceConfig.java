@@ -17,9 +17,11 @@ import java.util.random.RandomGenerator;
  * @param ecn        whether QPs send ECN-capable packets ({@link EcnMode#AUTO}: where the network
  *                   marks with ECN)
  * @param pitfallWarningsOff the {@link Pitfall} warnings not logged (they are still counted)
+ * @param strictMode whether the device makes at random the choices the specification leaves open
+ *                   ({@link #strict()})
  */
 public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom,
-                           EcnMode ecn, java.util.Set<Pitfall> pitfallWarningsOff) {
+                           EcnMode ecn, java.util.Set<Pitfall> pitfallWarningsOff, boolean strictMode) {
     /**
      * Checks that the limits, P_Key table and ICRC policy are given.
      *
@@ -29,6 +31,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @param keyRandom  source of memory key bytes, or {@code null} for the default source
      * @param ecn        whether QPs send ECN-capable packets
      * @param pitfallWarningsOff the pitfall warnings not logged
+     * @param strictMode whether the device makes the open choices at random
      * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy}, {@code ecn} or
      *     {@code pitfallWarningsOff} is null
      */
@@ -48,7 +51,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the default configuration
      */
     public static DeviceConfig defaults() {
-        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO, java.util.Set.of());
+        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO, java.util.Set.of(), false);
     }
 
     /**
@@ -58,7 +61,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withLimits(HcaLimits l) {
-        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff);
+        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode);
     }
 
     /**
@@ -68,7 +71,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withPkeys(PKeyTable p) {
-        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn, pitfallWarningsOff);
+        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode);
     }
 
     /**
@@ -80,7 +83,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
         java.util.Objects.requireNonNull(p, "p");
-        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn, pitfallWarningsOff);
+        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn, pitfallWarningsOff, strictMode);
     }
 
     /**
@@ -91,7 +94,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withKeySeed(long seed) {
-        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn, pitfallWarningsOff);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn, pitfallWarningsOff, strictMode);
     }
 
     /**
@@ -103,7 +106,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withEcn(EcnMode mode) {
         java.util.Objects.requireNonNull(mode, "mode");
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode, pitfallWarningsOff);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode, pitfallWarningsOff, strictMode);
     }
 
     /**
@@ -115,6 +118,25 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withPitfallWarningsOff(Pitfall... codes) {
         java.util.Objects.requireNonNull(codes, "codes");
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, java.util.Set.copyOf(java.util.Arrays.asList(codes)));
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, java.util.Set.copyOf(java.util.Arrays.asList(codes)), strictMode);
+    }
+
+    /**
+     * Returns a copy in strict mode: where the specification allows several behaviours and an
+     * application must not depend on one, the device chooses at random, so that a test that
+     * passes in strict mode does not rely on rnic's (or rxe's) particular choice:
+     * <ul>
+     *   <li>a shared receive queue hands out any posted WQE, not the oldest (IBA 10.8.3.2);</li>
+     *   <li>an error completion's opcode, byte_len, imm_data, src_qp and wc_flags hold random
+     *       values (only wr_id, status, qp_num and vendor_err are valid, {@code ibv_poll_cq(3)});</li>
+     *   <li>QP numbers are drawn at random from the free ones.</li>
+     * </ul>
+     * The memory keys' variant byte is random on every registration in every mode. On a seeded
+     * simulated network the draws come from the network's seed, so a failure replays.
+     *
+     * @return the changed copy
+     */
+    public DeviceConfig strict() {
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, true);
     }
 }

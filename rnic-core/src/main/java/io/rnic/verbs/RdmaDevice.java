@@ -68,6 +68,12 @@ public final class RdmaDevice implements AutoCloseable {
             hca.ecn(config.ecn() == EcnMode.ON);
         }
         hca.pitfalls().silence(config.pitfallWarningsOff());
+        if (config.strictMode()) {
+            // Seeded like the keys: the wire's seed on a seeded simulated network, so a failure replays.
+            hca.undefinedBehaviour(io.rnic.core.hca.UndefinedBehaviour.strict(wire.seed().isPresent()
+                    ? wire.seed().getAsLong() * 0x9E3779B97F4A7C15L + wire.localAddress().hashCode()
+                    : new java.security.SecureRandom().nextLong()));
+        }
         hca.asyncListener(this::dispatch);
         wire.receiver(hca.wireReceiver());
     }

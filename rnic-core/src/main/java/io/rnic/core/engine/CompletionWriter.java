@@ -50,6 +50,9 @@ class CompletionWriter {
                 if (vendorErr != 0) {
                     wc.vendorErr(vendorErr);
                 }
+                if (status != WcStatus.SUCCESS) {
+                    qp.hca.undefinedBehaviour().errorCompletion(wc); // its other fields are undefined
+                }
                 qp.sendCq.commit(false);
             } else {
                 cqOverflow();
@@ -85,6 +88,7 @@ class CompletionWriter {
                 qp.hca.counters().inc(Counter.RDMA_RECVS);
             } else {
                 wc.details(0, srcQp, 0, 0, 0);
+                qp.hca.undefinedBehaviour().errorCompletion(wc); // only wr_id, status, qp_num, vendor_err are defined
             }
             cq.commit(solicited);
         } else {

@@ -168,7 +168,11 @@ public final class SrqContext implements ReceiveQueue {
             if (count == 0) {
                 return null;
             }
-            w = slots[posted[head]];
+            // Any posted WQE may be taken (IBA 10.8.3.2): the oldest, unless strict mode picks another.
+            int at = (head + hca.undefinedBehaviour().srqPick(count)) % posted.length;
+            int slot = posted[at];
+            posted[at] = posted[head];
+            w = slots[slot];
             head = (head + 1) % posted.length;
             count--;
             if (limit > 0 && count < limit) {

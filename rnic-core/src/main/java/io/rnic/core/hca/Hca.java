@@ -62,6 +62,10 @@ public final class Hca {
     private volatile IcrcPolicy icrcPolicy = IcrcPolicy.STRICT;
     private volatile QpEndpoint[] qps = new QpEndpoint[64];
     private int nextQpn = FIRST_QPN;
+    /** Where the specification leaves the choice open (strict mode draws at random). */
+    private volatile UndefinedBehaviour undefined = UndefinedBehaviour.DEFINED;
+    /** QP numbers reserved and not yet attached or released: a drawn number must avoid them. */
+    private final java.util.BitSet reserved = new java.util.BitSet();
     private int liveQps;
     private boolean gsiReserved;
     private int nextSrqn = 1;
@@ -202,7 +206,20 @@ public final class Hca {
             throw new IllegalStateException("all 2^24 QP numbers have been used on this device");
         }
         liveQps++;
-        return nextQpn++;
+        int drawn = undefined.qpn(q -> !reserved.get(q) && endpoint(q) == null);
+        int qpn = drawn >= 0 ? drawn : nextQpn++;
+        reserved.set(qpn);
+        return qpn;
+    }
+
+    /** Sets what the device does where the specification leaves the choice open (before any QP exists). */
+    public void undefinedBehaviour(UndefinedBehaviour u) {
+        undefined = java.util.Objects.requireNonNull(u, "u");
+    }
+
+    /** What the device does where the specification leaves the choice open. */
+    public UndefinedBehaviour undefinedBehaviour() {
+        return undefined;
     }
 
     /**
@@ -229,6 +246,7 @@ public final class Hca {
 
     /** Gives back a number from {@link #reserveQpn} whose QP could not be created after all. */
     public synchronized void unreserveQpn(int qpn) {
+        reserved.clear(qpn);
         liveQps--;
         if (qpn == GSI_QPN) {
             gsiReserved = false;
@@ -243,6 +261,7 @@ public final class Hca {
         }
         table[qpn] = java.util.Objects.requireNonNull(endpoint, "endpoint");
         qps = table;
+        reserved.clear(qpn);
     }
 
     /** Removes a destroyed QP's number from the table; later packets for it are counted as unknown. */
