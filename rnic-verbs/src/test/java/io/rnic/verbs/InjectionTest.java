@@ -149,4 +149,49 @@ class InjectionTest {
             assertThrows(IllegalStateException.class, () -> s.a.inject(Injection.deviceFatal()));
         }
     }
+
+    /**
+     * On the simulated network, packet faults for the next N packets of one QP are added to the
+     * running link (Faults.first with PacketMatch.toQp): RC recovers from each, and each is counted
+     * where it belongs.
+     */
+    @Test
+    void theNextPacketsOfOneQpCanBeDroppedCorruptedOrDelayedOnTheRunningNetwork() {
+        for (String kind : List.of("drop", "corrupt", "delay")) {
+            try (SimPair s = new SimPair(8)) {
+                QueuePair[] q = pair(s);
+                QueuePair bystanderA = s.pdA.createQp(QpInitAttributes.rc(s.cqA, s.cqA));
+                QueuePair bystanderB = s.pdB.createQp(QpInitAttributes.rc(s.cqB, s.cqB));
+                Connections.connectPair(bystanderA, s.mrA, 5, bystanderB, s.mrB, 6, RcOptions.defaults());
+                io.rnic.transport.fault.FaultModel fault = switch (kind) {
+                    case "drop" -> io.rnic.transport.fault.Faults.drop(1);
+                    case "corrupt" -> io.rnic.transport.fault.Faults.corrupt(1);
+                    default -> io.rnic.transport.fault.Faults.delay(50_000);
+                };
+                s.net.direction(s.wireA, s.wireB).fault(io.rnic.transport.fault.Faults.first(
+                        io.rnic.transport.fault.PacketMatch.toQp(q[1].qpn()), 3, fault));
+                q[0].postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                        .sge(s.mrA.address(), 8 * 1024, s.mrA.lkey()).rdma(s.mrB.address(), s.mrB.rkey()));
+                bystanderA.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                        .sge(s.mrA.address(), 8 * 1024, s.mrA.lkey()).rdma(s.mrB.address() + 65536, s.mrB.rkey()));
+                List<WorkCompletion> wcs = s.await(s.cqA, 2);
+                wcs.forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), kind));
+                io.rnic.transport.fault.FaultStats st = s.net.direction(s.wireA, s.wireB).faultStats();
+                long bystanderDone = wcs.stream().filter(wc -> wc.wrId() == 2).count();
+                assertEquals(1, bystanderDone);
+                switch (kind) {
+                    case "drop" -> {
+                        assertEquals(3, st.dropped(), kind);
+                        assertTrue(s.a.counters().get(Counter.RETRANSMITTED_PKTS) >= 3, kind);
+                    }
+                    case "corrupt" -> assertEquals(3, s.b.counters().get(Counter.RCVD_ICRC_ERR), kind);
+                    default -> {
+                        assertEquals(3, st.delayed(), kind);
+                        // Later packets overtook the three: out of sequence at B, and go-back-N resent them.
+                        assertTrue(s.b.counters().get(Counter.OUT_OF_SEQ_REQUEST) > 0, kind);
+                    }
+                }
+            }
+        }
+    }
 }
