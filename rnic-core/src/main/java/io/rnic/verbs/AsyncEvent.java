@@ -44,7 +44,10 @@ public record AsyncEvent(Type type, int resource, String detail) {
         PATH_MIG(6),
         /** {@code IBV_EVENT_PATH_MIG_ERR}: path migration failed; not raised (no path migration). */
         PATH_MIG_ERR(7),
-        /** {@code IBV_EVENT_DEVICE_FATAL}: the device failed and is unusable; not raised by this emulator. */
+        /**
+         * {@code IBV_EVENT_DEVICE_FATAL}: the device failed and is unusable; raised only by an
+         * injected error ({@link Injection#deviceFatal()}).
+         */
         DEVICE_FATAL(8),
         /** {@code IBV_EVENT_PORT_ACTIVE}: the port went ACTIVE; not raised by this emulator. */
         PORT_ACTIVE(9),
@@ -56,7 +59,7 @@ public record AsyncEvent(Type type, int resource, String detail) {
         PKEY_CHANGE(12),
         /** {@code IBV_EVENT_SM_CHANGE}: the subnet manager changed (InfiniBand only); not raised. */
         SM_CHANGE(13),
-        /** {@code IBV_EVENT_SRQ_ERR}: an SRQ failed; not raised by this emulator. */
+        /** {@code IBV_EVENT_SRQ_ERR}: an SRQ failed; raised only by an injected error ({@link Injection#srqError}). */
         SRQ_ERR(14),
         /** {@code IBV_EVENT_SRQ_LIMIT_REACHED}: an armed SRQ fell below its {@code srq_limit}. */
         SRQ_LIMIT_REACHED(15),

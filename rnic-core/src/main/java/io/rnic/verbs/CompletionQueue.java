@@ -190,6 +190,16 @@ public final class CompletionQueue implements AutoCloseable {
     }
 
     /**
+     * Whether the CQ has overflowed: a completion found it full (or an injected overflow,
+     * {@link Injection#cqOverflow}), and CQ_ERR was raised.
+     *
+     * @return true once it has overflowed
+     */
+    public boolean hasOverflowed() {
+        return core.hasOverflowed();
+    }
+
+    /**
      * Tells whether {@link #close} has destroyed the CQ.
      *
      * @return true once the CQ is destroyed

@@ -378,6 +378,38 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /**
+     * Injects an error ({@link Injection}): it takes the path the real error takes, on the
+     * protocol thread, and this call returns once it has (its events raised, the QPs in ERR; the
+     * flushed completions follow as the device writes them).
+     *
+     * @param injection what to inject
+     * @throws IllegalArgumentException if the injection's object belongs to another device
+     * @throws IllegalStateException if the device is closed, or (a local protection error) no
+     *     send work request waits to start on the QP
+     */
+    public void inject(Injection injection) {
+        java.util.Objects.requireNonNull(injection, "injection");
+        RdmaDevice owner = injection.device();
+        if (owner != null && owner != this) {
+            throw new IllegalArgumentException(injection + " concerns an object of " + owner + ", not of " + this);
+        }
+        checkOpen();
+        onProtocolThread(() -> {
+            List<io.rnic.core.engine.QpContext> open;
+            synchronized (closeLock) {
+                open = List.copyOf(contexts);
+            }
+            injection.apply(this, open);
+            return null;
+        });
+    }
+
+    /** Raises {@code event} to the device's listeners, as the HCA raises its own. */
+    void raise(AsyncEvent event) {
+        hca.raise(event);
+    }
+
+    /**
      * Runs {@code change} on the protocol thread, waiting for it, or at once if the device is
      * closed: no protocol thread runs then, so nothing else touches what it changes. A QP's
      * teardown and a memory key's deregistration come this way, between two packets.

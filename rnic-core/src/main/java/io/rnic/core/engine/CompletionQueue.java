@@ -166,6 +166,20 @@ public final class CompletionQueue {
         return null;
     }
 
+    /**
+     * Error injection (protocol thread): the CQ overflows as it does when a completion finds it
+     * full: CQ_ERR through the overflow handler, once, and {@link #hasOverflowed()} from then on.
+     */
+    public void injectOverflow() {
+        if (!overflowed) {
+            overflowed = true;
+            Consumer<CompletionQueue> h = overflowHandler;
+            if (h != null) {
+                h.accept(this);
+            }
+        }
+    }
+
     /** Publishes the entry from {@link #begin}; {@code solicited} is the SE bit of the message. */
     void commit(boolean solicited) {
         Clock c = clock;

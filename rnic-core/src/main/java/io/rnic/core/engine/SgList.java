@@ -56,6 +56,15 @@ public final class SgList {
         return i == 0 ? length0 : moreLength[i - 1];
     }
 
+    /**
+     * Error injection: the first entry names a key no region or window has (index 2^24 - 1, past
+     * every index the key table hands out), so its check fails as a wrong key does.
+     */
+    void spoilFirstKey() {
+        lkey0 = 0xFFFFFF00 | (lkey0 & 0xFF);
+        mr0 = null; // resolved again, against the spoilt key
+    }
+
     /** Entry {@code i}'s local key. */
     int lkey(int i) {
         return i == 0 ? lkey0 : moreLkey[i - 1];

@@ -110,6 +110,33 @@ public final class Faults {
         return dropNth(PacketMatch.acks(), k);
     }
 
+    /**
+     * Applies {@code fault} to the first {@code n} packets {@code match} selects, then lets
+     * everything through: added to a running {@link FaultInjectingWire}, the next {@code n}
+     * packets of a QP, e.g. {@code first(PacketMatch.toQp(peerQpn), 3, corrupt(1))}.
+     */
+    public static FaultModel first(PacketMatch match, int n, FaultModel fault) {
+        if (n < 0) {
+            throw new IllegalArgumentException("n must not be negative, got " + n);
+        }
+        java.util.Objects.requireNonNull(fault, "fault");
+        int[] applied = {0};
+        return f -> {
+            if (applied[0] < n && match.test(f)) {
+                applied[0]++;
+                fault.apply(f);
+            }
+        };
+    }
+
+    /** Delays every packet by {@code nanos} (with {@link #first}: the next few of a QP). */
+    public static FaultModel delay(long nanos) {
+        if (nanos <= 0) {
+            throw new IllegalArgumentException("delay " + nanos + " ns must be positive");
+        }
+        return f -> f.delay(nanos);
+    }
+
     /** Holds the first packet {@code match} selects until the next packet has gone, once. */
     public static FaultModel delayPastNext(PacketMatch match) {
         boolean[] done = {false};

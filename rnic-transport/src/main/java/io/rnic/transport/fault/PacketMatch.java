@@ -20,6 +20,11 @@ public interface PacketMatch {
         return f -> f.psn() == psn && (qp < 0 || f.destQp() == qp);
     }
 
+    /** Packets to destination QP {@code qpn}: a connected QP's traffic, found by its peer's number. */
+    static PacketMatch toQp(int qpn) {
+        return f -> f.destQp() == qpn;
+    }
+
     /** Packets with this opcode value. */
     static PacketMatch opcode(int code) {
         return f -> f.opcode() == code;
