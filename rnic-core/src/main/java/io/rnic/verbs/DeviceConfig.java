@@ -16,9 +16,12 @@ import java.util.random.RandomGenerator;
  *                   on a real network
  * @param ecn        whether QPs send ECN-capable packets ({@link EcnMode#AUTO}: where the network
  *                   marks with ECN)
+ * @param congestionControl the congestion control of the device's QPs and whether it sends CNPs
+ *                   (default {@link CongestionControlConfig#none()}); a QP may choose another
+ *                   scheme ({@link QpInitAttributes#withCongestionControl})
  */
 public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom,
-                           EcnMode ecn) {
+                           EcnMode ecn, CongestionControlConfig congestionControl) {
     /**
      * Checks that the limits, P_Key table and ICRC policy are given.
      *
@@ -27,13 +30,31 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @param icrcPolicy how received ICRCs are treated
      * @param keyRandom  source of memory key bytes, or {@code null} for the default source
      * @param ecn        whether QPs send ECN-capable packets
-     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy} or {@code ecn} is null
+     * @param congestionControl the QPs' congestion control and the device's CNPs
+     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy}, {@code ecn}
+     *     or {@code congestionControl} is null
      */
     public DeviceConfig {
         java.util.Objects.requireNonNull(limits, "limits");
         java.util.Objects.requireNonNull(pkeys, "pkeys");
         java.util.Objects.requireNonNull(icrcPolicy, "icrcPolicy");
         java.util.Objects.requireNonNull(ecn, "ecn");
+        java.util.Objects.requireNonNull(congestionControl, "congestionControl");
+    }
+
+    /**
+     * As the canonical constructor, without congestion control ({@link CongestionControlConfig#none()}).
+     *
+     * @param limits     device and port limits
+     * @param pkeys      the port's P_Key table
+     * @param icrcPolicy how received ICRCs are treated
+     * @param keyRandom  source of memory key bytes, or {@code null} for the default source
+     * @param ecn        whether QPs send ECN-capable packets
+     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy} or {@code ecn} is null
+     */
+    public DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom,
+                        EcnMode ecn) {
+        this(limits, pkeys, icrcPolicy, keyRandom, ecn, CongestionControlConfig.none());
     }
 
     /**
@@ -54,7 +75,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withLimits(HcaLimits l) {
-        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn);
+        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn, congestionControl);
     }
 
     /**
@@ -64,7 +85,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withPkeys(PKeyTable p) {
-        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn);
+        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn, congestionControl);
     }
 
     /**
@@ -76,7 +97,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
         java.util.Objects.requireNonNull(p, "p");
-        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn);
+        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn, congestionControl);
     }
 
     /**
@@ -87,7 +108,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withKeySeed(long seed) {
-        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn, congestionControl);
     }
 
     /**
@@ -99,6 +120,28 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withEcn(EcnMode mode) {
         java.util.Objects.requireNonNull(mode, "mode");
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode, congestionControl);
+    }
+
+    /**
+     * Returns a copy whose QPs run congestion control {@code c} and whose CNPs follow it.
+     *
+     * @param c the congestion control configuration
+     * @return the changed copy
+     */
+    public DeviceConfig withCongestionControl(CongestionControlConfig c) {
+        java.util.Objects.requireNonNull(c, "c");
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, c);
+    }
+
+    /**
+     * Returns a copy whose QPs run {@code scheme} with its defaults
+     * ({@link CongestionControlConfig#of}): CNPs on when a scheme is set.
+     *
+     * @param scheme the scheme
+     * @return the changed copy
+     */
+    public DeviceConfig withCongestionControl(CongestionControlScheme scheme) {
+        return withCongestionControl(CongestionControlConfig.of(scheme));
     }
 }
