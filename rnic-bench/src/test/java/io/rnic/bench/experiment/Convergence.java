@@ -22,8 +22,11 @@ record Convergence(long from, long to, double[] goodputGbps, double fairGbps, do
                    double meanQueue, double pausedShare) {
 
     static Convergence of(IncastExperiment.Result r, long warmupNanos) {
-        long from = r.overlapStartNanos() + warmupNanos;
-        long to = r.overlapEndNanos();
+        return over(r, r.overlapStartNanos() + warmupNanos, r.overlapEndNanos());
+    }
+
+    /** The same figures over [{@code from}, {@code to}], ns since the incast's start. */
+    static Convergence over(IncastExperiment.Result r, long from, long to) {
         int n = r.flows().size();
         double[] g = new double[n];
         double sum = 0;

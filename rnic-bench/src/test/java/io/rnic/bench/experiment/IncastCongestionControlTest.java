@@ -24,18 +24,27 @@ class IncastCongestionControlTest {
             .with(LINE, 5_000, KMAX, 0.01));
 
     static IncastExperiment.Config incast(int senders, int size, long staggerNanos, CongestionControlScheme cc) {
+        return incast(IncastExperiment.Op.WRITE, senders, size, staggerNanos, cc);
+    }
+
+    static IncastExperiment.Config incast(IncastExperiment.Op op, int senders, int size, long staggerNanos,
+                                          CongestionControlScheme cc) {
         return new IncastExperiment.Config(senders, size, "star", LINE, FabricConfig.DEFAULT.bufferBytes(), true, true,
-                LossRecovery.GO_BACK_N, IncastExperiment.Op.WRITE, staggerNanos, 1, PathMtu.MTU_1024, 6, PAPER_ECN)
-                .withCc(cc);
+                LossRecovery.GO_BACK_N, op, staggerNanos, 1, PathMtu.MTU_1024, 6, PAPER_ECN).withCc(cc);
     }
 
     private static Convergence run(IncastExperiment.Config c) {
+        return Convergence.of(result(c), 100_000);
+    }
+
+    private static IncastExperiment.Result result(IncastExperiment.Config c) {
         IncastExperiment.Result r = IncastExperiment.run(c, null);
         assertTrue(r.allSucceeded(), r.flows().toString());
         assertEquals(0, r.drops(), "PFC on: lossless");
         Convergence f = Convergence.of(r, 100_000);
-        System.out.printf("%d:1 %s: %s; ECN marks %d%n", c.senders(), c.cc().cliName(), f, r.ecnMarks());
-        return f;
+        System.out.printf("%d:1 %s %s: %s; ECN marks %d%n", c.senders(), c.op().name().toLowerCase(java.util.Locale.ROOT),
+                c.cc().cliName(), f, r.ecnMarks());
+        return r;
     }
 
     /**
@@ -72,6 +81,28 @@ class IncastCongestionControlTest {
     void timelyRunsTheIncastWithABoundedQueue() {
         Convergence f = run(incast(2, 4_000_000, 100_000, CongestionControlScheme.TIMELY));
         assertTrue(f.maxQueue() < FabricConfig.DEFAULT.bufferBytes() / 100, f.toString());
+    }
+
+    /**
+     * READ: the receiver's requesters are the notification points for their responses' CE marks,
+     * and each sender's responder QP the reaction point, pacing its READ responses: with DCQCN the
+     * senders' rates are cut and the queue stays far below what it is without.
+     */
+    @Test
+    void readResponsesArePacedByTheRespondingQpsDcqcn() {
+        IncastExperiment.Result n = result(incast(IncastExperiment.Op.READ, 8, 2_000_000, 0, CongestionControlScheme.NONE));
+        IncastExperiment.Result r = result(incast(IncastExperiment.Op.READ, 8, 2_000_000, 0, CongestionControlScheme.DCQCN));
+        Convergence none = Convergence.over(n, 0, n.completionNanos());
+        Convergence dcqcn = Convergence.over(r, 0, r.completionNanos());
+        System.out.println("8:1 read, whole run: none " + none + "; dcqcn " + dcqcn);
+        for (double[] rate : r.rates()) {
+            double min = Double.POSITIVE_INFINITY;
+            for (int j = 1; j < rate.length; j += 2) {
+                min = Math.min(min, rate[j]);
+            }
+            assertTrue(min < LINE / 1e9 / 2, "every responder was cut at least once: min " + min + " Gb/s");
+        }
+        assertTrue(dcqcn.meanQueue() < none.meanQueue() / 2, dcqcn + " against " + none);
     }
 
     /** The same seed gives the same CSV, with congestion control and its CNPs. */

@@ -87,6 +87,23 @@ final class CongestionGate implements SendGate {
         return true;
     }
 
+    /**
+     * A READ response of {@code payload} bytes wants to leave: 0 if it may (it is reported to the
+     * scheme as sent), else how long to wait. The responder's READ responses are the QP's data
+     * too, paced by the same rate as its requests (DCQCN: the responder's QP is the reaction point
+     * for the CNPs its READ responses' CE marks cause at the requester).
+     */
+    long responseWait(int payload) {
+        long now = qp.hca.scheduler().nanoTime();
+        int bytes = FRAME_OVERHEAD + 4 + payload; // the AETH of FIRST/LAST/ONLY, counted on all
+        long at = cc.earliestSend(now, bytes);
+        if (at - now > 0) {
+            return at - now;
+        }
+        cc.onSend(now, bytes);
+        return 0;
+    }
+
     /** The payload of a SEND's or WRITE's next packet. */
     private int payload(SendWqe w) {
         long left = w.length() - (long) w.nextPacket * qp.mtu;
