@@ -18,7 +18,7 @@ final class CongestionRxDispatch extends RxDispatch {
     @Override
     void response(RocePacket p) {
         QpContext qp = qp();
-        CongestionGate gate = qp.requester.congestion();
+        CongestionGate gate = qp.requester.congestion;
         if (gate != null) {
             long now = qp.hca.scheduler().nanoTime();
             gate.control().onAck(now, gate.rttSample(p.bth().psn(), now));
@@ -29,7 +29,7 @@ final class CongestionRxDispatch extends RxDispatch {
     @Override
     void cnpAccepted() {
         QpContext qp = qp();
-        CongestionGate gate = qp.requester.congestion();
+        CongestionGate gate = qp.requester.congestion;
         if (gate == null) {
             super.cnpAccepted();
             return;

@@ -383,7 +383,7 @@ public final class QpContext {
      * timers, so sampling it does not change a run. Protocol thread.
      */
     public double congestionRateBitsPerSecond() {
-        CongestionGate g = requester.congestion();
+        CongestionGate g = requester.congestion;
         return g == null ? Double.POSITIVE_INFINITY : g.control().rateBitsPerSecond();
     }
 

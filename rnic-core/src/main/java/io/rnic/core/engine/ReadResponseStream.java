@@ -301,7 +301,7 @@ final class ReadResponseStream {
         int stop = Math.min(packets, next + budget);
         int sent = 0;
         // A QP with congestion control paces its READ responses too (null: it has none).
-        CongestionGate cc = qp.requester.congestion();
+        CongestionGate cc = qp.requester.congestion;
         for (; next < stop; next++) {
             int i = next;
             long offset = (long) i * qp.mtu;

@@ -68,13 +68,10 @@ final class Requester implements SendDriver {
     private final FenceGate fence;
     private final CreditGate credits;
     private final PsnWindowGate psnWindow;
-    /**
-     * The last gate: the PSN window, or, on a QP with congestion control, the congestion gate
-     * that asks the window first. A QP without congestion control has no congestion gate at all.
-     */
+    /** The last gate: the PSN window, or the congestion gate that asks it first (QPs with congestion control only). */
     private final SendGate last;
-    /** The congestion gate, or {@code null} (no congestion control). */
-    private final CongestionGate congestion;
+    /** The congestion gate, or {@code null} if the QP runs no congestion control. */
+    final CongestionGate congestion;
     /** Index in the send queue of the WQE being sent. */
     long cursor;
     private boolean drainNotify;
@@ -97,11 +94,6 @@ final class Requester implements SendDriver {
         this.congestion = qp.ccScheme == io.rnic.verbs.CongestionControlScheme.NONE ? null
                 : new CongestionGate(qp, psnWindow, this::run);
         this.last = congestion != null ? congestion : psnWindow;
-    }
-
-    /** The congestion gate, or {@code null} if the QP runs no congestion control. */
-    CongestionGate congestion() {
-        return congestion;
     }
 
     void start(int sqPsn) {
@@ -350,7 +342,7 @@ final class Requester implements SendDriver {
         long total = w.length();
         long offset = (long) index * qp.mtu;
         int len = (int) Math.min(qp.mtu, total - offset);
-        Position pos = position(index, w.packets);
+        Position pos = Position.of(index, w.packets);
         boolean last = pos.endsMessage();
         Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), pos, w.kind.immediate() && last,
                 w.kind.invalidate() && last);
@@ -536,16 +528,6 @@ final class Requester implements SendDriver {
             return ok;
         }
         return false;
-    }
-
-    private static Position position(int index, int count) {
-        if (count == 1) {
-            return Position.ONLY;
-        }
-        if (index == 0) {
-            return Position.FIRST;
-        }
-        return index == count - 1 ? Position.LAST : Position.MIDDLE;
     }
 
     /**
