@@ -188,7 +188,17 @@ public enum Counter {
      * Congestion notification packets (CNPs, opcode 0x81) that reached a QP whose congestion
      * control does not react to them (ConnectX {@code rp_cnp_ignored}).
      */
-    RP_CNP_IGNORED("rp_cnp_ignored");
+    RP_CNP_IGNORED("rp_cnp_ignored"),
+    /**
+     * CNPs that reached a QP whose congestion control reacted to them: its rate was cut
+     * (ConnectX {@code rp_cnp_handled}).
+     */
+    RP_CNP_HANDLED("rp_cnp_handled"),
+    /**
+     * CNPs this device sent in answer to CE-marked packets, at most one per QP per CNP interval
+     * (ConnectX {@code np_cnp_sent}).
+     */
+    NP_CNP_SENT("np_cnp_sent");
 
     private final String rxeName;
 

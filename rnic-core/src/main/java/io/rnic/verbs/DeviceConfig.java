@@ -19,9 +19,13 @@ import java.util.random.RandomGenerator;
  * @param pitfallWarningsOff the {@link Pitfall} warnings not logged (they are still counted)
  * @param strictMode whether the device makes at random the choices the specification leaves open
  *                   ({@link #strict()})
+ * @param congestionControl the congestion control of the device's QPs and whether it sends CNPs
+ *                   (default {@link CongestionControlConfig#none()}); a QP may choose another
+ *                   scheme ({@link QpInitAttributes#withCongestionControl})
  */
 public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPolicy, RandomGenerator keyRandom,
-                           EcnMode ecn, java.util.Set<Pitfall> pitfallWarningsOff, boolean strictMode) {
+                           EcnMode ecn, java.util.Set<Pitfall> pitfallWarningsOff, boolean strictMode,
+                           CongestionControlConfig congestionControl) {
     /**
      * Checks that the limits, P_Key table and ICRC policy are given.
      *
@@ -32,8 +36,9 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @param ecn        whether QPs send ECN-capable packets
      * @param pitfallWarningsOff the pitfall warnings not logged
      * @param strictMode whether the device makes the open choices at random
-     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy}, {@code ecn} or
-     *     {@code pitfallWarningsOff} is null
+     * @param congestionControl the QPs' congestion control and the device's CNPs
+     * @throws NullPointerException if {@code limits}, {@code pkeys}, {@code icrcPolicy}, {@code ecn},
+     *     {@code pitfallWarningsOff} or {@code congestionControl} is null
      */
     public DeviceConfig {
         java.util.Objects.requireNonNull(limits, "limits");
@@ -41,6 +46,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
         java.util.Objects.requireNonNull(icrcPolicy, "icrcPolicy");
         java.util.Objects.requireNonNull(ecn, "ecn");
         pitfallWarningsOff = java.util.Set.copyOf(java.util.Objects.requireNonNull(pitfallWarningsOff, "pitfallWarningsOff"));
+        java.util.Objects.requireNonNull(congestionControl, "congestionControl");
     }
 
     /**
@@ -51,7 +57,8 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the default configuration
      */
     public static DeviceConfig defaults() {
-        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO, java.util.Set.of(), false);
+        return new DeviceConfig(HcaLimits.defaults(), new PKeyTable(), IcrcPolicy.STRICT, null, EcnMode.AUTO, java.util.Set.of(), false,
+                CongestionControlConfig.none());
     }
 
     /**
@@ -61,7 +68,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withLimits(HcaLimits l) {
-        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode);
+        return new DeviceConfig(l, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode, congestionControl);
     }
 
     /**
@@ -71,7 +78,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withPkeys(PKeyTable p) {
-        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode);
+        return new DeviceConfig(limits, p, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode, congestionControl);
     }
 
     /**
@@ -83,7 +90,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withIcrcPolicy(IcrcPolicy p) {
         java.util.Objects.requireNonNull(p, "p");
-        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn, pitfallWarningsOff, strictMode);
+        return new DeviceConfig(limits, pkeys, p, keyRandom, ecn, pitfallWarningsOff, strictMode, congestionControl);
     }
 
     /**
@@ -94,7 +101,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig withKeySeed(long seed) {
-        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn, pitfallWarningsOff, strictMode);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, new java.util.SplittableRandom(seed), ecn, pitfallWarningsOff, strictMode, congestionControl);
     }
 
     /**
@@ -106,7 +113,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withEcn(EcnMode mode) {
         java.util.Objects.requireNonNull(mode, "mode");
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode, pitfallWarningsOff, strictMode);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, mode, pitfallWarningsOff, strictMode, congestionControl);
     }
 
     /**
@@ -118,7 +125,7 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      */
     public DeviceConfig withPitfallWarningsOff(Pitfall... codes) {
         java.util.Objects.requireNonNull(codes, "codes");
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, java.util.Set.copyOf(java.util.Arrays.asList(codes)), strictMode);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, java.util.Set.copyOf(java.util.Arrays.asList(codes)), strictMode, congestionControl);
     }
 
     /**
@@ -137,6 +144,28 @@ public record DeviceConfig(HcaLimits limits, PKeyTable pkeys, IcrcPolicy icrcPol
      * @return the changed copy
      */
     public DeviceConfig strict() {
-        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, true);
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, true, congestionControl);
+    }
+
+    /**
+     * Returns a copy whose QPs run congestion control {@code c} and whose CNPs follow it.
+     *
+     * @param c the congestion control configuration
+     * @return the changed copy
+     */
+    public DeviceConfig withCongestionControl(CongestionControlConfig c) {
+        java.util.Objects.requireNonNull(c, "c");
+        return new DeviceConfig(limits, pkeys, icrcPolicy, keyRandom, ecn, pitfallWarningsOff, strictMode, c);
+    }
+
+    /**
+     * Returns a copy whose QPs run {@code scheme} with its defaults
+     * ({@link CongestionControlConfig#of}): CNPs on when a scheme is set.
+     *
+     * @param scheme the scheme
+     * @return the changed copy
+     */
+    public DeviceConfig withCongestionControl(CongestionControlScheme scheme) {
+        return withCongestionControl(CongestionControlConfig.of(scheme));
     }
 }

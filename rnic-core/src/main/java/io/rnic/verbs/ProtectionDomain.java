@@ -155,7 +155,8 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         QpContext qp = QpContext.create(device.hca(), init.type(), core, init.sendCq().core,
                 init.recvCq() == null ? null : init.recvCq().core,
-                init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits());
+                init.caps(), init.srq() == null ? null : init.srq().core, init.signalAll(), init.endToEndCredits(),
+                init.congestionControl());
         device.remember(qp);
         return new QueuePair(device, this, init, qp);
     }

@@ -14,9 +14,12 @@ package io.rnic.verbs;
  *                  (reference §3.1); {@code false} keeps rxe's behaviour: always "invalid", ignore credits
  * @param srq       the shared receive queue the QP's messages take receive WQEs from, or
  *                  {@code null} for a receive queue of its own
+ * @param congestionControl the congestion control scheme of this QP's requester, or {@code null}
+ *                  for the device's ({@link DeviceConfig#congestionControl})
  */
 public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCaps caps,
-                               boolean signalAll, boolean endToEndCredits, SharedReceiveQueue srq) {
+                               boolean signalAll, boolean endToEndCredits, SharedReceiveQueue srq,
+                               CongestionControlScheme congestionControl) {
     /**
      * Checks that the type, both completion queues and the queue sizes are given.
      *
@@ -27,6 +30,7 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @param signalAll {@code sq_sig_all}
      * @param endToEndCredits advertise receive credits in every AETH and honour the peer's
      * @param srq       the shared receive queue, or {@code null} for a receive queue of its own
+     * @param congestionControl the QP's congestion control scheme, or {@code null} for the device's
      * @throws IllegalArgumentException if {@code type}, {@code sendCq}, {@code recvCq} or
      *     {@code caps} is null
      */
@@ -74,6 +78,24 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
         return new QpInitAttributes(QpType.RD, sendCq, recvCq, QpCaps.defaults(), false, false);
     }
 
+
+    /**
+     * As the canonical constructor, with the device's congestion control.
+     *
+     * @param type      the transport (RC, UC, UD or XRC_SEND)
+     * @param sendCq    where send completions go
+     * @param recvCq    where receive completions go; {@code null} for XRC_SEND
+     * @param caps      queue sizes
+     * @param signalAll {@code sq_sig_all}
+     * @param endToEndCredits advertise receive credits in every AETH and honour the peer's
+     * @param srq       the shared receive queue, or {@code null} for a receive queue of its own
+     * @throws IllegalArgumentException if {@code type}, {@code sendCq}, {@code recvCq} or
+     *     {@code caps} is null
+     */
+    public QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCaps caps,
+                            boolean signalAll, boolean endToEndCredits, SharedReceiveQueue srq) {
+        this(type, sendCq, recvCq, caps, signalAll, endToEndCredits, srq, null);
+    }
 
     /**
      * As the canonical constructor, without an SRQ: the QP has a receive queue of its own.
@@ -157,7 +179,7 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      */
     public QpInitAttributes withCaps(QpCaps c) {
         java.util.Objects.requireNonNull(c, "c");
-        return new QpInitAttributes(type, sendCq, recvCq, c, signalAll, endToEndCredits, srq);
+        return new QpInitAttributes(type, sendCq, recvCq, c, signalAll, endToEndCredits, srq, congestionControl);
     }
 
     /**
@@ -168,7 +190,7 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the changed copy
      */
     public QpInitAttributes withSignalAll(boolean all) {
-        return new QpInitAttributes(type, sendCq, recvCq, caps, all, endToEndCredits, srq);
+        return new QpInitAttributes(type, sendCq, recvCq, caps, all, endToEndCredits, srq, congestionControl);
     }
 
     /**
@@ -178,7 +200,7 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the changed copy
      */
     public QpInitAttributes withEndToEndCredits(boolean on) {
-        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, on, srq);
+        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, on, srq, congestionControl);
     }
 
     /**
@@ -189,6 +211,16 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * @return the changed copy
      */
     public QpInitAttributes withSrq(SharedReceiveQueue s) {
-        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, endToEndCredits, s);
+        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, endToEndCredits, s, congestionControl);
+    }
+
+    /**
+     * Returns a copy whose QP runs congestion control {@code scheme} instead of the device's.
+     *
+     * @param scheme the scheme, or {@code null} for the device's
+     * @return the changed copy
+     */
+    public QpInitAttributes withCongestionControl(CongestionControlScheme scheme) {
+        return new QpInitAttributes(type, sendCq, recvCq, caps, signalAll, endToEndCredits, srq, scheme);
     }
 }

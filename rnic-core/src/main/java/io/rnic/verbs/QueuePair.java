@@ -88,6 +88,18 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
+     * The current sending rate of the QP's congestion control (its reaction point), as of the
+     * latest packet it sent or feedback it received; read on the device's protocol thread (on a
+     * simulated network, the thread that runs it).
+     *
+     * @return the rate in bit/s; {@link Double#POSITIVE_INFINITY} if the QP runs no congestion
+     *         control ({@link CongestionControlScheme#NONE}) or is not yet ready to send
+     */
+    public double congestionRateBitsPerSecond() {
+        return core.congestionRateBitsPerSecond();
+    }
+
+    /**
      * Modifies the QP with the attributes set on {@code attrs} (their mask says which). Runs on
      * the device's protocol thread and waits for it.
      *

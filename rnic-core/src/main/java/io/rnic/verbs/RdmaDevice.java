@@ -64,6 +64,7 @@ public final class RdmaDevice implements AutoCloseable {
                 ? new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire)
                 : new Hca(wire.localAddress().getAddress(), config.limits(), config.pkeys(), wire.scheduler(), wire, keys);
         hca.icrcPolicy(config.icrcPolicy());
+        hca.congestionControl(config.congestionControl());
         if (config.ecn() != EcnMode.AUTO) { // AUTO: the HCA asks the wire (ECN where the network marks)
             hca.ecn(config.ecn() == EcnMode.ON);
         }

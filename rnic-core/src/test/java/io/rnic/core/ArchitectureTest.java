@@ -16,6 +16,8 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AddressHandle;
 import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.CongestionControlConfig;
+import io.rnic.verbs.CongestionControlScheme;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.Counter;
 import io.rnic.verbs.Counters;
@@ -62,7 +64,8 @@ class ArchitectureTest {
             WcStatus.class, WcOpcode.class, QpCaps.class, AddressHandle.class, AccessFlags.class, QpType.class,
             QpState.class, PathMtu.class, QpAttributes.class, QpAttrMask.class, AddressVector.class, AsyncEvent.class,
             Counter.class, Counters.class, IcrcPolicy.class, RnicException.class, WireException.class,
-            LossRecovery.class, RdQpErrorRecovery.class, io.rnic.verbs.Pitfall.class)
+            LossRecovery.class, RdQpErrorRecovery.class, io.rnic.verbs.Pitfall.class, CongestionControlScheme.class,
+            CongestionControlConfig.class)
             .or(com.tngtech.archunit.core.domain.properties.HasName.Predicates.name("io.rnic.verbs.Sges")).as("the API's value classes");
 
     /** An API class that is not a value class, or an array of one. */

@@ -66,6 +66,8 @@ class NullArgumentsTest {
             Map.entry("SendWorkRequest#ud(ah)", "clears the datagram destination of a reused request"),
             Map.entry("QpInitAttributes#QpInitAttributes(srq)", "no shared receive queue"),
             Map.entry("QpInitAttributes#withSrq(s)", "no shared receive queue"),
+            Map.entry("QpInitAttributes#QpInitAttributes(congestionControl)", "the device's congestion control"),
+            Map.entry("QpInitAttributes#withCongestionControl(scheme)", "the device's congestion control"),
             Map.entry("ConnParam#withPrivateData(data)", "no private data"),
             Map.entry("Connections#local(mr)", "no region to offer the peer: address and R_Key 0"),
             Map.entry("Connections#connectPair(mrA)", "no region to offer the peer, as Connections.local"),

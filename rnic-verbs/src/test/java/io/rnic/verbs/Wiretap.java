@@ -56,11 +56,16 @@ final class Wiretap {
 
     /** Sends a crafted packet from {@code from}'s QP flow to {@code to}, with a valid ICRC. */
     static void inject(SimWire from, int sourcePort, SimWire to, PacketFields f) {
+        inject(from, sourcePort, to, f, 0);
+    }
+
+    /** As {@link #inject(SimWire, int, SimWire, PacketFields)}, with IP TOS byte {@code tos} (DSCP and ECN). */
+    static void inject(SimWire from, int sourcePort, SimWire to, PacketFields f, int tos) {
         PseudoHeader ph = new PseudoHeader().addresses(from.localAddress().getAddress(), to.localAddress().getAddress())
                 .ports(sourcePort, to.localAddress().getPort());
         ByteBuf buf = Unpooled.buffer();
         new PacketEncoder().encode(f, ph, buf, new RocePacket());
-        from.send(buf, sourcePort, to.localAddress());
+        from.send(buf, sourcePort, to.localAddress(), tos);
     }
 
     /**

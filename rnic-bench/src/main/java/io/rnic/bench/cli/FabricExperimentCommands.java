@@ -135,13 +135,17 @@ final class FabricExperimentCommands {
         Mixins.Seed seed;
 
         @Mixin
+        Mixins.Cc cc;
+
+        @Mixin
         Mixins.Pcap pcap;
 
         @Option(names = "--csv", paramLabel = "FILE", description = "also write the CSV (one row per sender, then all)")
         Path csv;
 
         @Option(names = "--plot", paramLabel = "FILE.svg",
-                description = "also draw the bottleneck queue and each sender's throughput over time")
+                description = "also draw the bottleneck queue and each sender's throughput over time (with --cc, "
+                        + "each sender's congestion-control rate too)")
         Path plot;
 
         @Override
@@ -167,7 +171,7 @@ final class FabricExperimentCommands {
             }
             IncastExperiment.Config c = new IncastExperiment.Config(senders, (int) size, topology, link, buffer, pfc.value(),
                     ecn.value(), recovery.recovery(), o, Math.round(staggerMicros * 1_000), seed.seed, m, 6,
-                    FabricConfig.DEFAULT);
+                    FabricConfig.DEFAULT, cc.cc);
             try {
                 IncastExperimentTopologyCheck.check(c);
             } catch (IllegalArgumentException e) {
@@ -183,8 +187,9 @@ final class FabricExperimentCommands {
             }
             IncastReport report = new IncastReport(r);
             out.printf("# rnic experiment incast: %d senders x %d B by %s on %s, link %s, buffer %d B, PFC %s, ECN %s, "
-                    + "loss recovery %s, seed %d%n", senders, size, op, topology, Rates.formatRate(link), buffer, pfc, ecn,
-                    recovery.mode.label(), seed.seed);
+                    + "loss recovery %s, seed %d%s%n", senders, size, op, topology, Rates.formatRate(link), buffer, pfc, ecn,
+                    recovery.mode.label(), seed.seed,
+                    cc.cc == io.rnic.verbs.CongestionControlScheme.NONE ? "" : ", congestion control " + cc.cc.cliName());
             out.print(report.table());
             err.printf("(%d simulator events in %.2f s of wall time)%n", r.events(), (System.nanoTime() - wall) / 1e9);
             boolean ok = write(csv, report.csv()) & write(plot, plot == null ? "" : report.svg());

@@ -68,6 +68,27 @@ final class Mixins {
         }
     }
 
+    /** {@code --cc none|dcqcn|dcqcn-mlx|timely|timely-patched}. */
+    static final class Cc {
+        @Option(names = "--cc", paramLabel = "SCHEME", defaultValue = "none", converter = CcScheme.class,
+                description = "congestion control of the HCAs: none, dcqcn (Zhu et al. 2015, the paper's parameters), "
+                        + "dcqcn-mlx (as HPCC's simulator runs ConnectX's), timely (Mittal et al. 2015) or timely-patched "
+                        + "(Zhu et al. 2016); with a scheme the HCAs also answer ECN marks with CNPs (default: ${DEFAULT-VALUE})")
+        io.rnic.verbs.CongestionControlScheme cc;
+    }
+
+    /** A scheme's command-line name. */
+    static final class CcScheme implements ITypeConverter<io.rnic.verbs.CongestionControlScheme> {
+        @Override
+        public io.rnic.verbs.CongestionControlScheme convert(String value) {
+            try {
+                return io.rnic.verbs.CongestionControlScheme.fromCliName(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     /** {@code --seed N}. */
     static final class Seed {
         @Option(names = "--seed", paramLabel = "N", defaultValue = "1", converter = NonNegative.class,

@@ -127,6 +127,9 @@ public final class PerfCommand extends RnicCommand {
     Mixins.Seed seed;
 
     @Mixin
+    Mixins.Cc cc;
+
+    @Mixin
     Mixins.Ip ip;
 
     @Mixin
@@ -290,7 +293,7 @@ public final class PerfCommand extends RnicCommand {
                 reportGbits, json, server, loopback, sim, seed.seed, serverIp, clientIp,
                 udpPort.udpPort, tcpPort, icrc.policy(), threading, idle, gso.value(),
                 range("--warmup", warmup, 0, 600), counters, range("--rnr_retry", rnrRetry, 0, 7),
-                slow, creditChannel, rdmaCm(loopback));
+                slow, creditChannel, rdmaCm(loopback), cc.cc);
     }
 
     /**

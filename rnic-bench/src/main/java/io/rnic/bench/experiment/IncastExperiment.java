@@ -15,7 +15,10 @@ import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimWire;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.CongestionControlConfig;
+import io.rnic.verbs.CongestionControlScheme;
 import io.rnic.verbs.Connections;
+import io.rnic.verbs.DeviceConfig;
 import io.rnic.verbs.Counter;
 import io.rnic.verbs.LossRecovery;
 import io.rnic.verbs.MemoryRegion;
@@ -78,10 +81,11 @@ public final class IncastExperiment {
      * @param mtu          the path MTU
      * @param timeoutExp   the QPs' local ACK timeout exponent (4.096 µs × 2^t)
      * @param fabric       every other switch parameter
+     * @param cc           the congestion control of every host (reaction and notification points)
      */
     public record Config(int senders, int sizeBytes, String topology, long linkBps, long bufferBytes, boolean pfc,
                          boolean ecn, LossRecovery recovery, Op op, long staggerNanos, long seed, PathMtu mtu,
-                         int timeoutExp, FabricConfig fabric) {
+                         int timeoutExp, FabricConfig fabric, CongestionControlScheme cc) {
         // Checks the values.
         public Config {
             if (timeoutExp < 1 || timeoutExp > 31) {
@@ -97,6 +101,21 @@ public final class IncastExperiment {
             Objects.requireNonNull(op, "op");
             Objects.requireNonNull(mtu, "mtu");
             Objects.requireNonNull(fabric, "fabric");
+            Objects.requireNonNull(cc, "cc");
+        }
+
+        /** As the canonical constructor, without congestion control. */
+        public Config(int senders, int sizeBytes, String topology, long linkBps, long bufferBytes, boolean pfc,
+                      boolean ecn, LossRecovery recovery, Op op, long staggerNanos, long seed, PathMtu mtu,
+                      int timeoutExp, FabricConfig fabric) {
+            this(senders, sizeBytes, topology, linkBps, bufferBytes, pfc, ecn, recovery, op, staggerNanos, seed, mtu,
+                    timeoutExp, fabric, CongestionControlScheme.NONE);
+        }
+
+        /** This run with congestion control {@code scheme} on every host. */
+        public Config withCc(CongestionControlScheme scheme) {
+            return new Config(senders, sizeBytes, topology, linkBps, bufferBytes, pfc, ecn, recovery, op, staggerNanos,
+                    seed, mtu, timeoutExp, fabric, scheme);
         }
 
         /**
@@ -150,11 +169,14 @@ public final class IncastExperiment {
      * @param events             simulator events the incast took
      * @param queueTrace         the bottleneck's queue depth over time, as {@link QueueTrace} CSV
      * @param arrivals           per sender, (time ns, payload bytes) of every data packet the receiver got
+     * @param rates              with congestion control, per sender, (time ns since the start, rate Gb/s)
+     *                           pairs of its QP's congestion-control rate, sampled on the queue trace's
+     *                           period; empty without
      */
     public record Result(Config config, List<Flow> flows, long completionNanos, long idealNanos, long baseRttNanos,
                          double goodputGbps, long overlapStartNanos, long overlapEndNanos, double jain,
                          long maxQueueBytes, long drops, long retransmissions, long ecnMarks, long pauses,
-                         long pausedNanos, long events, String queueTrace, List<long[]> arrivals) {
+                         long pausedNanos, long events, String queueTrace, List<long[]> arrivals, List<double[]> rates) {
         /** True if every flow completed successfully. */
         public boolean allSucceeded() {
             return flows.stream().allMatch(f -> f.status() == WcStatus.SUCCESS);
@@ -221,7 +243,8 @@ public final class IncastExperiment {
             this.senderHosts = senderHosts;
             int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
             SimWire rw = fabric.host(receiverHost);
-            receiver = RdmaDevice.open(rw);
+            DeviceConfig dc = DeviceConfig.defaults().withCongestionControl(CongestionControlConfig.of(c.cc()));
+            receiver = RdmaDevice.open(rw, dc);
             ProtectionDomain rpd = receiver.allocPd();
             receiverCq = receiver.createCq(32 * senderHosts.length + 64); // each QP: 16 sends, 16 receives (RNIC-W003)
             sink = rpd.registerMemory(ByteBuffer.allocateDirect(senderHosts.length * c.sizeBytes()), access);
@@ -232,7 +255,7 @@ public final class IncastExperiment {
                 senderOf.put(w.localAddress().getAddress(), i);
                 arrivals.add(new long[1024]);
                 arrivalCounts.add(new int[1]);
-                RdmaDevice d = RdmaDevice.open(w);
+                RdmaDevice d = RdmaDevice.open(w, dc);
                 devices.add(d);
                 ProtectionDomain pd = d.allocPd();
                 CompletionQueue cq = d.createCq(128);
@@ -320,7 +343,9 @@ public final class IncastExperiment {
             StringBuilder trace = new StringBuilder();
             long ideal = (long) Math.ceil((double) senderHosts.length * c.sizeBytes() * 8e9 / fabric.topology().links()
                     .get(fabric.topology().linkOf(receiverHost, 0)).bitsPerSecond()) + baseRtt;
-            QueueTrace qt = fabric.traceQueues(Math.max(100, ideal / 400), trace, bottleneckSwitch, bottleneckPort);
+            long period = Math.max(100, ideal / 400);
+            QueueTrace qt = fabric.traceQueues(period, trace, bottleneckSwitch, bottleneckPort);
+            RateSampler rates = c.cc() == CongestionControlScheme.NONE ? null : new RateSampler(t0, period);
             for (int i = 0; i < senderHosts.length; i++) {
                 final int k = i;
                 net.scheduler().schedule(i * c.staggerNanos(), () -> {
@@ -345,6 +370,9 @@ public final class IncastExperiment {
                 return finished[0] == done.length;
             }, 60_000_000_000L);
             qt.stop();
+            if (rates != null) {
+                rates.stopped = true;
+            }
             long events = net.scheduler().executed() - eventsBefore;
             if (!ok) {
                 throw new IllegalStateException("the incast did not complete in 60 s of virtual time: " + finished[0] + " of "
@@ -381,7 +409,54 @@ public final class IncastExperiment {
                     ports.stream().mapToLong(PortStats::ecnMarks).sum(),
                     ports.stream().mapToLong(PortStats::pausesSent).sum(),
                     ports.stream().mapToLong(PortStats::pausedNanos).max().orElse(0), events, trace.toString(),
-                    timeline(t0));
+                    timeline(t0), rates == null ? List.of() : rates.series());
+        }
+
+        /**
+         * Samples each sender QP's congestion-control rate every {@code period}: it only reads
+         * (the rate as of the QP's latest packet or feedback), so the run is the same with it.
+         */
+        private final class RateSampler implements Runnable {
+            private final long t0;
+            private final long period;
+            private final List<double[]> samples = new ArrayList<>();
+            private int n;
+            boolean stopped;
+
+            RateSampler(long t0, long period) {
+                this.t0 = t0;
+                this.period = period;
+                for (int i = 0; i < senderQps.size(); i++) {
+                    samples.add(new double[256]);
+                }
+                net.scheduler().schedule(0, this);
+            }
+
+            @Override
+            public void run() {
+                if (stopped) {
+                    return;
+                }
+                for (int i = 0; i < senderQps.size(); i++) {
+                    double[] a = samples.get(i);
+                    if (2 * n + 2 > a.length) {
+                        a = java.util.Arrays.copyOf(a, a.length * 2);
+                        samples.set(i, a);
+                    }
+                    a[2 * n] = net.scheduler().nanoTime() - t0;
+                    a[2 * n + 1] = senderQps.get(i).congestionRateBitsPerSecond() / 1e9;
+                }
+                n++;
+                net.scheduler().schedule(period, this);
+            }
+
+            List<double[]> series() {
+                List<double[]> out = new ArrayList<>();
+                for (double[] a : samples) {
+                    out.add(java.util.Arrays.copyOf(a, 2 * n));
+                }
+                return out;
+            }
         }
 
         /** Posts sender {@code k}'s work request (the receiver's, for READ). */

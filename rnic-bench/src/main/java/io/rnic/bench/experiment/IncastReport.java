@@ -82,12 +82,14 @@ public final class IncastReport {
 
     /**
      * The figure: the queue towards the receiver over time, and each sender's throughput at the
-     * receiver over time (in 50 bins of the incast's duration).
+     * receiver over time (in 50 bins of the incast's duration); with congestion control, each
+     * sender's rate over time too.
      */
     public String svg() {
-        Figure f = new Figure(String.format(Locale.ROOT, "Incast of %d x %d B (%s, PFC %s, ECN %s, %s)", r.flows().size(),
+        Figure f = new Figure(String.format(Locale.ROOT, "Incast of %d x %d B (%s, PFC %s, ECN %s, %s%s)", r.flows().size(),
                 r.config().sizeBytes(), r.config().op().name().toLowerCase(Locale.ROOT), r.config().pfc() ? "on" : "off",
-                r.config().ecn() ? "on" : "off", r.config().recovery()));
+                r.config().ecn() ? "on" : "off", r.config().recovery(),
+                r.config().cc() == io.rnic.verbs.CongestionControlScheme.NONE ? "" : ", CC " + r.config().cc().cliName()));
         List<double[]> q = queue();
         Panel queue = f.panel("Queue towards the receiver", Axis.linear("time (µs)"), Axis.linear("queue (KB)"));
         queue.line("bottleneck queue", q.get(0), q.get(1));
@@ -108,6 +110,25 @@ public final class IncastReport {
                 y[b] = y[b] * 8 / width; // bytes per ns * 8 = Gb/s
             }
             rate.line("sender " + (i + 1), x, y);
+        }
+        if (!r.rates().isEmpty()) {
+            Panel cc = f.panel("Congestion-control rate per sender (" + r.config().cc().cliName() + ")",
+                    Axis.linear("time (µs)"), Axis.linear("rate (Gb/s)"));
+            for (int i = 0; i < r.rates().size(); i++) {
+                double[] a = r.rates().get(i);
+                int k = 0;
+                double[] x = new double[a.length / 2];
+                double[] y = new double[a.length / 2];
+                for (int j = 0; j + 1 < a.length; j += 2) {
+                    if (Double.isFinite(a[j + 1])) { // before its QP is ready to send it has no rate
+                        x[k] = a[j] / 1e3;
+                        y[k++] = a[j + 1];
+                    }
+                }
+                if (k > 0) {
+                    cc.line("sender " + (i + 1), java.util.Arrays.copyOf(x, k), java.util.Arrays.copyOf(y, k));
+                }
+            }
         }
         return f.svg();
     }

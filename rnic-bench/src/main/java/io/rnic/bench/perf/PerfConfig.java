@@ -45,6 +45,7 @@ import java.util.List;
  * @param creditChannel SEND tests run on the credit-based Send/Recv channel ({@code --credit-channel})
  * @param rdmaCm        {@code -R}: exchange over an rdma_cm connection and connect the test QPs
  *                      through the connection manager, as perftest's {@code -R} does
+ * @param cc            the HCAs' congestion control ({@code --cc}; none by default)
  */
 public record PerfConfig(PerfTest test, List<Integer> sizes, int iterations, int durationSecs, int qps, int txDepth,
                          int rxDepth, int cqMod, PathMtu mtu, QpType type, WrOpcode atomic, boolean reportGbits,
@@ -52,9 +53,10 @@ public record PerfConfig(PerfTest test, List<Integer> sizes, int iterations, int
                          String clientIp, int udpPort, int tcpPort, IcrcPolicy icrc, HcaAgent.Threading threading,
                          HcaAgent.Idle idle, io.rnic.transport.udp.Gso gso, int warmupSecs,
                          boolean counters, int rnrRetry, long slowReceiverMicros, boolean creditChannel,
-                         boolean rdmaCm) {
+                         boolean rdmaCm, io.rnic.verbs.CongestionControlScheme cc) {
     public PerfConfig {
         sizes = List.copyOf(sizes);
+        java.util.Objects.requireNonNull(cc, "cc");
     }
 
     /** perftest's sizes for {@code -a}: every power of two from 2 to 2^23. */

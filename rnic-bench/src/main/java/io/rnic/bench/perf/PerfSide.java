@@ -74,7 +74,8 @@ final class PerfSide implements AutoCloseable {
 
     PerfSide(PerfConfig config, Wire wire) {
         this.config = config;
-        this.device = RdmaDevice.open(wire, DeviceConfig.defaults().withIcrcPolicy(config.icrc()));
+        this.device = RdmaDevice.open(wire, DeviceConfig.defaults().withIcrcPolicy(config.icrc())
+                .withCongestionControl(config.cc()));
         try {
             this.pd = device.allocPd();
             int depth = Math.max(config.txDepth(), config.test().op() == PerfTest.Op.SEND ? config.rxDepth() : 1);

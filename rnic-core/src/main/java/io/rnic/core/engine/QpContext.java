@@ -73,6 +73,13 @@ public final class QpContext {
     final Requester requester;
     final Completer completer;
     final Responder responder;
+    /**
+     * The congestion control scheme of the requester (the reaction point); NONE, the default,
+     * gives a requester without the congestion gate, as before the seam existed.
+     */
+    final io.rnic.verbs.CongestionControlScheme ccScheme;
+    /** The notification point: answers CE-marked packets with CNPs; {@code null} if the device sends none. */
+    final NotificationPoint np;
 
     volatile QpState state = QpState.RESET;
     /** The attributes in force (copied on every successful modify). */
@@ -99,8 +106,10 @@ public final class QpContext {
 
     private QpContext(Hca hca, int qpn, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
                       CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd, RddContext rdd,
-                      boolean signalAll, boolean endToEndCredits) {
+                      boolean signalAll, boolean endToEndCredits, io.rnic.verbs.CongestionControlScheme ccScheme) {
         this.hca = hca;
+        var cc = hca.congestionControl();
+        this.ccScheme = ccScheme != null ? ccScheme : cc.scheme();
         this.xrcd = xrcd;
         this.rdd = rdd;
         this.qpn = qpn;
@@ -133,7 +142,13 @@ public final class QpContext {
         };
         this.modify = new QpModify(this);
         this.framer = new PacketFramer(this);
-        this.rx = new RxDispatch(this);
+        // The congestion control's receive side (RTT samples, CNPs) only where there is one.
+        this.rx = this.ccScheme == io.rnic.verbs.CongestionControlScheme.NONE ? new RxDispatch(this)
+                : new CongestionRxDispatch(this);
+        // A CNP names the data sender's QP: a connected QP's peer (RC, UC, XRC). A datagram
+        // QP's senders are per packet; it sends none.
+        this.np = cc.notificationPoint() && dest == TransportPolicy.DestinationKind.CONNECTED
+                ? new NotificationPoint(this, cc.cnpIntervalNanos(), cc.cnpDscp()) : null;
         this.requester = new Requester(this);
         this.completer = new Completer(this);
         this.responder = new Responder(this);
@@ -156,6 +171,17 @@ public final class QpContext {
     public static QpContext create(Hca hca, QpType type, ProtectionDomain pd, CompletionQueue sendCq,
                                    CompletionQueue recvCq, QpCaps caps, SrqContext srq, boolean signalAll,
                                    boolean endToEndCredits) {
+        return create(hca, type, pd, sendCq, recvCq, caps, srq, signalAll, endToEndCredits, null);
+    }
+
+    /**
+     * As {@link #create(Hca, QpType, ProtectionDomain, CompletionQueue, CompletionQueue, QpCaps,
+     * SrqContext, boolean, boolean)}, with the QP's congestion control scheme ({@code null}: the
+     * device's).
+     */
+    public static QpContext create(Hca hca, QpType type, ProtectionDomain pd, CompletionQueue sendCq,
+                                   CompletionQueue recvCq, QpCaps caps, SrqContext srq, boolean signalAll,
+                                   boolean endToEndCredits, io.rnic.verbs.CongestionControlScheme ccScheme) {
         TransportPolicy policy = TransportPolicy.of(type);
         if (policy == null) {
             throw new IllegalArgumentException("QP type " + type + " is not supported yet: RC, UC, UD, GSI and XRC are");
@@ -174,7 +200,7 @@ public final class QpContext {
         if (pd == null || sendCq == null) {
             throw new IllegalArgumentException("a " + type + " QP needs a protection domain and a send completion queue");
         }
-        return create(hca, policy, pd, sendCq, recvCq, caps, srq, null, null, signalAll, endToEndCredits);
+        return create(hca, policy, pd, sendCq, recvCq, caps, srq, null, null, signalAll, endToEndCredits, ccScheme);
     }
 
     /**
@@ -193,7 +219,7 @@ public final class QpContext {
         }
         rdd.attach();
         try {
-            return create(hca, TransportPolicy.RD, pd, sendCq, recvCq, caps, srq, null, rdd, signalAll, false);
+            return create(hca, TransportPolicy.RD, pd, sendCq, recvCq, caps, srq, null, rdd, signalAll, false, null);
         } catch (RuntimeException e) {
             rdd.detach();
             throw e;
@@ -217,7 +243,7 @@ public final class QpContext {
         rdd.attach();
         try {
             QpContext eec = create(hca, TransportPolicy.RD_EEC, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, null,
-                    rdd, false, false);
+                    rdd, false, false, null);
             eec.ee.qpErrors(qpErrors);
             return eec;
         } catch (RuntimeException e) {
@@ -240,7 +266,7 @@ public final class QpContext {
         xrcd.attachTargetQp();
         try {
             return create(hca, TransportPolicy.XRC_RECV, null, null, null, new QpCaps(1, 1, 1, 1, 0), null, xrcd,
-                    null, false, false);
+                    null, false, false, null);
         } catch (RuntimeException e) {
             xrcd.detachTargetQp();
             throw e;
@@ -249,7 +275,8 @@ public final class QpContext {
 
     private static QpContext create(Hca hca, TransportPolicy policy, ProtectionDomain pd, CompletionQueue sendCq,
                                     CompletionQueue recvCq, QpCaps caps, SrqContext srq, XrcDomainContext xrcd,
-                                    RddContext rdd, boolean signalAll, boolean endToEndCredits) {
+                                    RddContext rdd, boolean signalAll, boolean endToEndCredits,
+                                    io.rnic.verbs.CongestionControlScheme ccScheme) {
         QpType type = policy.type();
         var limits = hca.limits();
         if (caps.maxSendWr() > limits.maxQpWr() || caps.maxRecvWr() > limits.maxQpWr()) {
@@ -278,7 +305,8 @@ public final class QpContext {
                 srq.attach();
                 attached = true;
             }
-            qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, xrcd, rdd, signalAll, endToEndCredits);
+            qp = new QpContext(hca, qpn, policy, pd, sendCq, recvCq, caps, srq, xrcd, rdd, signalAll, endToEndCredits,
+                    ccScheme);
         } finally {
             if (qp == null) { // whatever failed, nothing stays counted
                 if (attached) {
@@ -367,6 +395,16 @@ public final class QpContext {
     /** The SRQ this QP takes receive WQEs from, or {@code null} if it has its own queue. */
     public SrqContext srq() {
         return srq;
+    }
+
+    /**
+     * The sending rate of this QP's congestion control as of its latest packet or feedback, in
+     * bit/s; {@link Double#POSITIVE_INFINITY} without one. Read without advancing the scheme's
+     * timers, so sampling it does not change a run. Protocol thread.
+     */
+    public double congestionRateBitsPerSecond() {
+        CongestionGate g = requester.congestion;
+        return g == null ? Double.POSITIVE_INFINITY : g.control().rateBitsPerSecond();
     }
 
     /** The UDP source port of this QP's packets (from RTR on; -1 before). */

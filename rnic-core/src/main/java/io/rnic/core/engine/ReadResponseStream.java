@@ -54,6 +54,10 @@ final class ReadResponseStream {
     private int next;
     private int packets;
     private boolean paceScheduled;
+    /** How long congestion control made the last chunk stop short (0: it did not). */
+    private long congestionWait;
+    /** The pacing alarm for congestion control's waits (re-armed, not re-created), made on first use. */
+    private io.rnic.core.time.Alarm congestionAlarm;
     // READs waiting behind it, oldest first (a ring).
     private ResponderResource[] queuedResource = new ResponderResource[4];
     private MemoryRegion[] queuedMr = new MemoryRegion[4];
@@ -247,9 +251,10 @@ final class ReadResponseStream {
 
     private void sendChunk() {
         long bytes = 0;
+        congestionWait = 0;
         try {
             int budget = CHUNK;
-            while (resource != null && budget > 0) {
+            while (resource != null && budget > 0 && congestionWait == 0) {
                 int sent = sendPackets(budget);
                 budget -= sent;
                 bytes += (long) sent * qp.mtu;
@@ -263,7 +268,16 @@ final class ReadResponseStream {
         }
         if (resource != null && !paceScheduled) {
             paceScheduled = true;
-            qp.hca.scheduler().schedule(paceNanos(bytes), continuation);
+            if (congestionWait > 0) {
+                // Paced by congestion control, at or below the wire's pace: one re-armed alarm,
+                // not a timer object per packet.
+                if (congestionAlarm == null) {
+                    congestionAlarm = qp.hca.scheduler().alarm(continuation);
+                }
+                congestionAlarm.set(qp.hca.scheduler().nanoTime() + congestionWait);
+            } else {
+                qp.hca.scheduler().schedule(paceNanos(bytes), continuation);
+            }
         }
     }
 
@@ -299,10 +313,15 @@ final class ReadResponseStream {
         }
         int stop = Math.min(packets, next + budget);
         int sent = 0;
+        // A QP with congestion control paces its READ responses too (null: it has none).
+        CongestionGate cc = qp.requester.congestion;
         for (; next < stop; next++) {
             int i = next;
             long offset = (long) i * qp.mtu;
             int len = (int) Math.min(qp.mtu, length - offset);
+            if (cc != null && (congestionWait = cc.responseWait(len)) > 0) {
+                break; // the chunk ends here; the pacing step resumes at the allowed time
+            }
             Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, position(i), false, false);
             Destination d = qp.addressing.replies();
             RocePacket out = qp.framer.start(op, len, d);

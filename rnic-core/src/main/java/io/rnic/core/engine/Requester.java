@@ -23,7 +23,7 @@ import io.rnic.verbs.WcStatus;
  * {@link Addressing}.
  *
  * <p>Its admission checks are {@link SendGate}s, asked in order: fence, max_rd_atomic, credits,
- * PSN window. How a run's packets leave is its {@link TransmitBatch}'s.
+ * PSN window, and last, on a QP that runs congestion control, its {@link CongestionGate}. How a run's packets leave is its {@link TransmitBatch}'s.
  */
 final class Requester implements SendDriver {
     /** The requester's states; {@link #run()} steps through them until it must wait. */
@@ -68,6 +68,10 @@ final class Requester implements SendDriver {
     private final FenceGate fence;
     private final CreditGate credits;
     private final PsnWindowGate psnWindow;
+    /** The last gate: the PSN window, or the congestion gate that asks it first (QPs with congestion control only). */
+    private final SendGate last;
+    /** The congestion gate, or {@code null} if the QP runs no congestion control. */
+    final CongestionGate congestion;
     /** Index in the send queue of the WQE being sent. */
     long cursor;
     private boolean drainNotify;
@@ -87,6 +91,9 @@ final class Requester implements SendDriver {
         this.fence = new FenceGate(readAtomic);
         this.credits = new CreditGate(qp);
         this.psnWindow = new PsnWindowGate(qp);
+        this.congestion = qp.ccScheme == io.rnic.verbs.CongestionControlScheme.NONE ? null
+                : new CongestionGate(qp, psnWindow, this::run);
+        this.last = congestion != null ? congestion : psnWindow;
     }
 
     void start(int sqPsn) {
@@ -98,6 +105,9 @@ final class Requester implements SendDriver {
         rel.rnrWait = false;
         rwqeMessagesStarted = 0;
         credits.start();
+        if (congestion != null) {
+            congestion.start();
+        }
     }
 
     void reset() {
@@ -177,9 +187,9 @@ final class Requester implements SendDriver {
         return credits.admits(w) ? fromWindow(w) : State.WAIT;
     }
 
-    /** CHECK_WINDOW, then the packet. */
+    /** CHECK_WINDOW (and congestion control, where the QP has it), then the packet. */
     private State fromWindow(SendWqe w) {
-        return psnWindow.admits(w) ? sendPacket(w) : State.WAIT;
+        return last.admits(w) ? sendPacket(w) : State.WAIT;
     }
 
     private SendWqe nextWqe() {
@@ -332,7 +342,7 @@ final class Requester implements SendDriver {
         long total = w.length();
         long offset = (long) index * qp.mtu;
         int len = (int) Math.min(qp.mtu, total - offset);
-        Position pos = position(index, w.packets);
+        Position pos = Position.of(index, w.packets);
         boolean last = pos.endsMessage();
         Opcode op = OpcodeTable.find(qp.transport, w.kind.operation(), pos, w.kind.immediate() && last,
                 w.kind.invalidate() && last);
@@ -518,16 +528,6 @@ final class Requester implements SendDriver {
             return ok;
         }
         return false;
-    }
-
-    private static Position position(int index, int count) {
-        if (count == 1) {
-            return Position.ONLY;
-        }
-        if (index == 0) {
-            return Position.FIRST;
-        }
-        return index == count - 1 ? Position.LAST : Position.MIDDLE;
     }
 
     /**

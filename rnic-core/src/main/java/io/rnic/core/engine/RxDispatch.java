@@ -18,9 +18,11 @@ import io.rnic.verbs.QpState;
  * <p>Two congestion signals reach the QP here too: a packet a switch marked Congestion
  * Experienced in its IP ECN field (counted {@code np_ecn_marked_roce_packets}), and a congestion
  * notification packet (CNP, opcode 0x81, RoCEv2 Annex A17) naming this QP, from its peer and with
- * its P_Key (counted {@code rp_cnp_ignored} until the QP's congestion control reacts to them).
+ * its P_Key (counted {@code rp_cnp_ignored} on a QP without congestion control; a QP with one has a
+ * {@link CongestionRxDispatch}, which reacts). A CE mark on a QP of a device that sends CNPs goes
+ * to its {@link NotificationPoint}.
  */
-final class RxDispatch implements QpEndpoint {
+class RxDispatch implements QpEndpoint {
     private final QpContext qp;
 
     RxDispatch(QpContext qp) {
@@ -59,9 +61,12 @@ final class RxDispatch implements QpEndpoint {
         }
         if ((ip.tos() & io.rnic.core.wire.PacketSink.ECN_MASK) == io.rnic.core.wire.PacketSink.CE && ip.tos() >= 0) {
             counters.inc(Counter.NP_ECN_MARKED_ROCE_PACKETS);
+            if (qp.np != null) {
+                qp.np.marked(); // the notification point: a CNP to the sender, at most one per N
+            }
         }
         if (response) {
-            qp.completer.onResponse(p);
+            response(p);
         } else {
             qp.addressing.requestFrom(p);
             qp.responder.onRequest(p, ip);
@@ -79,8 +84,18 @@ final class RxDispatch implements QpEndpoint {
         } else if (!PKeyTable.matches(p.bth().pkey(), qp.pkey)) {
             counters.inc(Counter.BAD_PKEY_CNTR);
         } else {
-            counters.inc(Counter.RP_CNP_IGNORED);
+            cnpAccepted();
         }
+    }
+
+    /** A valid response for this QP: to the completer. */
+    void response(RocePacket p) {
+        qp.completer.onResponse(p);
+    }
+
+    /** A CNP passed the checks; a QP without congestion control ignores it. */
+    void cnpAccepted() {
+        qp.hca.counters().inc(Counter.RP_CNP_IGNORED);
     }
 
     /** The QP (or EE context) this endpoint hands packets to. */

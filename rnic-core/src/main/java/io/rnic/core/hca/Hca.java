@@ -46,6 +46,8 @@ public final class Hca {
     private final PacketSink sink;
     /** QPs send ECN-capable packets: on by default where the network marks congestion (a fabric with ECN). */
     private volatile boolean ecn;
+    /** The QPs' congestion control and the device's CNPs, for QPs created from now on. */
+    private volatile io.rnic.verbs.CongestionControlConfig congestionControl = io.rnic.verbs.CongestionControlConfig.none();
     private final KeyTable keys;
     private final PKeyTable pkeys;
     private final Counters counters = new Counters();
@@ -346,6 +348,25 @@ public final class Hca {
     public int tosFor(int trafficClass) {
         int dscp = trafficClass >>> 2 != 0 ? trafficClass >>> 2 : sink.defaultDscp();
         return (dscp & 0x3F) << 2 | (ecn ? PacketSink.ECT0 : 0);
+    }
+
+    /** The congestion control of QPs created from now on, and whether the device sends CNPs. */
+    public io.rnic.verbs.CongestionControlConfig congestionControl() {
+        return congestionControl;
+    }
+
+    /** Sets the congestion control of QPs created from now on. */
+    public void congestionControl(io.rnic.verbs.CongestionControlConfig c) {
+        this.congestionControl = java.util.Objects.requireNonNull(c, "c");
+    }
+
+    /**
+     * The line rate of this device's port for congestion control, in bit/s: the wire's pace where
+     * it gives one (a simulated fabric's host link), else the configured fallback.
+     */
+    public long lineRateBps() {
+        long wire = sink.paceBitsPerSecond();
+        return wire > 0 ? wire : congestionControl.fallbackLineRateBps();
     }
 
     /** True if this device sends ECN-capable packets (ECT(0)). */

@@ -24,4 +24,15 @@ public enum Position {
     public boolean endsMessage() {
         return last;
     }
+
+    /** The place of packet {@code index} (from 0) of a message of {@code count} packets. */
+    public static Position of(int index, int count) {
+        if (count == 1) {
+            return ONLY;
+        }
+        if (index == 0) {
+            return FIRST;
+        }
+        return index == count - 1 ? LAST : MIDDLE;
+    }
 }

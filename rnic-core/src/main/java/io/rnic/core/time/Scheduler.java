@@ -30,6 +30,42 @@ public interface Scheduler extends Clock {
         return false;
     }
 
+    /**
+     * A timer for {@code task} that its owner re-arms ({@link Alarm#set}) rather than re-creates.
+     * This default schedules a task per arming that moves the alarm earlier, and none for one
+     * that moves it later (the task, which then runs early, sets it again); a scheduler that can
+     * keep one event per alarm (the simulator's) allocates nothing.
+     *
+     * @param task what to run, on the owner thread
+     * @return the alarm, not yet set
+     */
+    default Alarm alarm(Runnable task) {
+        java.util.Objects.requireNonNull(task, "task");
+        Scheduler scheduler = this;
+        return new Alarm() {
+            private final Runnable fire = this::fire;
+            private boolean pending;
+            private long pendingAt;
+
+            @Override
+            public void set(long atNanos) {
+                if (pending && pendingAt - atNanos <= 0) {
+                    return; // it fires no later than asked; the task sets it again if still early
+                }
+                pending = true;
+                pendingAt = atNanos;
+                scheduler.schedule(Math.max(0, atNanos - scheduler.nanoTime()), fire);
+            }
+
+            private void fire() {
+                if (pending && scheduler.nanoTime() - pendingAt >= 0) {
+                    pending = false;
+                }
+                task.run();
+            }
+        };
+    }
+
     /** A scheduled task. */
     interface Timer {
         /** Prevents the task from running if it has not run yet; returns true if it was pending. */

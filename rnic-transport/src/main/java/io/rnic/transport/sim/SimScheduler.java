@@ -168,6 +168,38 @@ public final class SimScheduler implements Scheduler {
         push(a, Math.max(atNanos, now));
     }
 
+    /**
+     * An alarm that allocates nothing when set: one {@link Activation} per alarm, queued at most
+     * once. Set later than it is queued, it stays queued and the task, running early, sets it
+     * again; set earlier, it cannot be moved (activations are not cancelled), so a one-off timer
+     * event is scheduled for the earlier instant, which a pacing sender, whose next departure
+     * only moves later while it waits, rarely needs.
+     */
+    @Override
+    public io.rnic.core.time.Alarm alarm(Runnable task) {
+        // Not "task" inside: an Event has a field of that name.
+        final Runnable job = java.util.Objects.requireNonNull(task, "task");
+        final class SimAlarm extends Activation implements io.rnic.core.time.Alarm {
+            private final Runnable early = this::fire;
+
+            @Override
+            public void set(long atNanos) {
+                long at = Math.max(atNanos, now);
+                if (!isQueued()) {
+                    activate(this, at);
+                } else if (time > at) {
+                    schedule(at - now, early);
+                }
+            }
+
+            @Override
+            protected void fire() {
+                job.run();
+            }
+        }
+        return new SimAlarm();
+    }
+
     /** Runs {@code task} after the current event, at the same virtual time. */
     @Override
     public void execute(Runnable task) {
