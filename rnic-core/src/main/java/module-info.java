@@ -26,5 +26,5 @@ module io.rnic.verbs {
 
     exports io.rnic.core.hca to io.rnic.bench;
     exports io.rnic.core.psn to io.rnic.bench;
-    exports io.rnic.core.transport to io.rnic.bench;
+    exports io.rnic.core.engine to io.rnic.bench;
 }

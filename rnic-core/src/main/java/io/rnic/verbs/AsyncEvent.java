@@ -9,7 +9,13 @@ package io.rnic.verbs;
  * @param detail   a human-readable explanation
  */
 public record AsyncEvent(Type type, int resource, String detail) {
-    /** Checks that the type is given. */
+    /**
+     * Checks that the type is given.
+     *
+     * @param type what happened
+     * @param resource the QP number or CQ identifier it happened to (-1 for device events)
+     * @param detail a human-readable explanation
+     */
     public AsyncEvent {
         java.util.Objects.requireNonNull(type, "type");
     }

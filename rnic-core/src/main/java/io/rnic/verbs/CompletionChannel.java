@@ -9,8 +9,8 @@ import java.util.ArrayDeque;
  * could happen).
  */
 public final class CompletionChannel {
-    private final ArrayDeque<io.rnic.core.transport.CompletionQueue> events = new ArrayDeque<>();
-    private final java.util.Map<io.rnic.core.transport.CompletionQueue, CompletionQueue> owners =
+    private final ArrayDeque<io.rnic.core.engine.CompletionQueue> events = new ArrayDeque<>();
+    private final java.util.Map<io.rnic.core.engine.CompletionQueue, CompletionQueue> owners =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.function.Consumer<CompletionQueue> handler;
     private long delivered;
@@ -43,7 +43,7 @@ public final class CompletionChannel {
         owners.put(cq.core, cq);
     }
 
-    void deliver(io.rnic.core.transport.CompletionQueue cq) {
+    void deliver(io.rnic.core.engine.CompletionQueue cq) {
         if (handler != null) {
             synchronized (this) {
                 delivered++;
@@ -54,7 +54,7 @@ public final class CompletionChannel {
         queue(cq);
     }
 
-    private synchronized void queue(io.rnic.core.transport.CompletionQueue cq) {
+    private synchronized void queue(io.rnic.core.engine.CompletionQueue cq) {
         events.add(cq);
         delivered++;
         notifyAll();
@@ -127,7 +127,7 @@ public final class CompletionChannel {
      * @return the completion queue the notification is for, or {@code null} if none is waiting
      */
     public synchronized CompletionQueue pollEvent() {
-        io.rnic.core.transport.CompletionQueue cq = events.poll();
+        io.rnic.core.engine.CompletionQueue cq = events.poll();
         return cq == null ? null : owners.get(cq);
     }
 

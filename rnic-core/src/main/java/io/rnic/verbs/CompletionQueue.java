@@ -9,13 +9,13 @@ package io.rnic.verbs;
  */
 public final class CompletionQueue implements AutoCloseable {
     private final RdmaDevice device;
-    final io.rnic.core.transport.CompletionQueue core;
+    final io.rnic.core.engine.CompletionQueue core;
     private final CompletionChannel channel;
     private final boolean callerDriven;
     private final boolean virtualTime;
     private volatile boolean closed;
 
-    CompletionQueue(RdmaDevice device, io.rnic.core.transport.CompletionQueue core, CompletionChannel channel) {
+    CompletionQueue(RdmaDevice device, io.rnic.core.engine.CompletionQueue core, CompletionChannel channel) {
         this.device = device;
         this.core = core;
         this.channel = channel;

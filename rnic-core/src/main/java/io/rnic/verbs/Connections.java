@@ -64,8 +64,8 @@ public final class Connections {
      * @throws IllegalArgumentException if the QP refuses a transition (it names the attribute)
      */
     public static void connect(QueuePair qp, ConnectionInfo local, ConnectionInfo remote, RcOptions o, int remotePort) {
-        io.rnic.core.transport.TransportPolicy policy = io.rnic.core.transport.TransportPolicy.of(qp.type());
-        if (policy.destination() != io.rnic.core.transport.TransportPolicy.DestinationKind.CONNECTED) {
+        io.rnic.core.engine.TransportPolicy policy = io.rnic.core.engine.TransportPolicy.of(qp.type());
+        if (policy.destination() != io.rnic.core.engine.TransportPolicy.DestinationKind.CONNECTED) {
             throw new IllegalArgumentException("connect is for connected QPs; use readyDatagram (UD) or readyRd (RD) for " + qp);
         }
         // Which halves the QP has decides the attributes each transition takes (reference §6.2):
@@ -110,7 +110,7 @@ public final class Connections {
      * @throws IllegalArgumentException if {@code qp} is not a UD QP or refuses a transition
      */
     public static void readyDatagram(QueuePair qp, int qkey, int psn) {
-        if (!io.rnic.core.transport.TransportPolicy.of(qp.type()).headers().carriesQkey()) {
+        if (!io.rnic.core.engine.TransportPolicy.of(qp.type()).headers().carriesQkey()) {
             throw new IllegalArgumentException("readyDatagram is for datagram QPs (UD, GSI); " + qp + " is " + qp.type());
         }
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).qkey(qkey));
@@ -138,7 +138,7 @@ public final class Connections {
 
     /** True for a QP type whose messages go through EE contexts (its policy row's destination column). */
     static boolean throughEeContexts(QpType type) {
-        io.rnic.core.transport.TransportPolicy policy = io.rnic.core.transport.TransportPolicy.of(type);
+        io.rnic.core.engine.TransportPolicy policy = io.rnic.core.engine.TransportPolicy.of(type);
         return policy != null && policy.destination().throughEeContext();
     }
 

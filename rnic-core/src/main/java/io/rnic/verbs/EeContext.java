@@ -1,6 +1,6 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.QpContext;
+import io.rnic.core.engine.QpContext;
 
 /**
  * An end-to-end (EE) context of reliable datagram service (IBA 10.2.7, 11.2.9; seed 001

@@ -1,6 +1,6 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.QpContext;
+import io.rnic.core.engine.QpContext;
 import java.nio.ByteBuffer;
 
 /**
@@ -214,11 +214,11 @@ public final class ProtectionDomain implements AutoCloseable {
         checkOpen();
         device.checkOpen();
         checkSrqSizes(maxWr, maxSge);
-        return countedSrq(() -> new io.rnic.core.transport.SrqContext(device.hca(), core, maxWr, maxSge, srqLimit));
+        return countedSrq(() -> new io.rnic.core.engine.SrqContext(device.hca(), core, maxWr, maxSge, srqLimit));
     }
 
     /** Creates an SRQ counted against the device's max_srq until it is closed. */
-    private SharedReceiveQueue countedSrq(java.util.function.Supplier<io.rnic.core.transport.SrqContext> create) {
+    private SharedReceiveQueue countedSrq(java.util.function.Supplier<io.rnic.core.engine.SrqContext> create) {
         device.hca().reserve(io.rnic.core.hca.DeviceResource.SRQ);
         try {
             return new SharedReceiveQueue(this, create.get());
@@ -261,7 +261,7 @@ public final class ProtectionDomain implements AutoCloseable {
         xrcd.checkOpen();
         cq.checkOpen();
         checkSrqSizes(maxWr, maxSge);
-        return countedSrq(() -> io.rnic.core.transport.SrqContext.xrc(device.hca(), core, xrcd.core, cq.core, maxWr,
+        return countedSrq(() -> io.rnic.core.engine.SrqContext.xrc(device.hca(), core, xrcd.core, cq.core, maxWr,
                 maxSge, srqLimit));
     }
 

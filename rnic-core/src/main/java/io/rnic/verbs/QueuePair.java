@@ -1,6 +1,6 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.QpContext;
+import io.rnic.core.engine.QpContext;
 
 /**
  * A queue pair ({@code ibv_qp}). Post from any thread; {@link #modify}, {@link #query} and

@@ -18,7 +18,21 @@ package io.rnic.verbs;
  */
 public record RcOptions(PathMtu mtu, int accessFlags, int timeout, int retryCnt, int rnrRetry, int minRnrTimer,
                         int maxRdAtomic, int maxDestRdAtomic, int pkeyIndex, LossRecovery lossRecovery, int trafficClass) {
-    /** Checks that the MTU and the loss recovery mode are given. */
+    /**
+     * Checks that the MTU and the loss recovery mode are given.
+     *
+     * @param mtu path MTU
+     * @param accessFlags remote operations the QP accepts
+     * @param timeout local ACK timeout exponent (4.096 µs × 2^timeout)
+     * @param retryCnt transport retries
+     * @param rnrRetry RNR retries (7 = forever)
+     * @param minRnrTimer RNR NAK timer code this side asks peers to wait
+     * @param maxRdAtomic outstanding READs/atomics this side may initiate
+     * @param maxDestRdAtomic READs/atomics this side accepts outstanding
+     * @param pkeyIndex P_Key table index
+     * @param lossRecovery how an RC QP recovers from loss (seed 002); XRC and UC QPs ignore it
+     * @param trafficClass the address vector's traffic class: its DSCP (the upper six bits) marks the QP's packets, 0 for the network's default; the device sets the ECN bits
+     */
     public RcOptions {
         java.util.Objects.requireNonNull(mtu, "mtu");
         java.util.Objects.requireNonNull(lossRecovery, "lossRecovery");

@@ -34,7 +34,7 @@ public final class RdmaDevice implements AutoCloseable {
     private final AtomicInteger nextPd = new AtomicInteger(1);
     private final AtomicInteger nextXrcd = new AtomicInteger(1);
     private final AtomicInteger nextRdd = new AtomicInteger(1);
-    private final java.util.Map<String, io.rnic.core.transport.XrcDomainContext> xrcDomains = new java.util.HashMap<>();
+    private final java.util.Map<String, io.rnic.core.engine.XrcDomainContext> xrcDomains = new java.util.HashMap<>();
     private final AtomicInteger nextCq = new AtomicInteger(1);
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
     private final List<AsyncEvent> unhandled = new CopyOnWriteArrayList<>();
@@ -48,7 +48,7 @@ public final class RdmaDevice implements AutoCloseable {
      * The device's QPs and EE contexts not destroyed, and its CQs, for close: sets, so that
      * creating or closing one costs the same however many the device has.
      */
-    private final java.util.Set<io.rnic.core.transport.QpContext> contexts =
+    private final java.util.Set<io.rnic.core.engine.QpContext> contexts =
             java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.Set<CompletionQueue> completionQueues = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -215,7 +215,7 @@ public final class RdmaDevice implements AutoCloseable {
      */
     public ReliableDatagramDomain allocRdd() {
         checkOpen();
-        return new ReliableDatagramDomain(this, new io.rnic.core.transport.RddContext(nextRdd.getAndIncrement()));
+        return new ReliableDatagramDomain(this, new io.rnic.core.engine.RddContext(nextRdd.getAndIncrement()));
     }
 
     /**
@@ -235,11 +235,11 @@ public final class RdmaDevice implements AutoCloseable {
             throw new IllegalArgumentException("an XRC domain needs a name");
         }
         synchronized (xrcDomains) {
-            io.rnic.core.transport.XrcDomainContext d = xrcDomains.get(name);
+            io.rnic.core.engine.XrcDomainContext d = xrcDomains.get(name);
             if (d != null) {
                 d.open();
             } else {
-                d = new io.rnic.core.transport.XrcDomainContext(nextXrcd.getAndIncrement());
+                d = new io.rnic.core.engine.XrcDomainContext(nextXrcd.getAndIncrement());
                 xrcDomains.put(name, d);
             }
             return new XrcDomain(this, name, d);
@@ -286,9 +286,9 @@ public final class RdmaDevice implements AutoCloseable {
             throw new IllegalArgumentException("cqe " + cqe + " is outside 1.." + config.limits().maxCqe());
         }
         hca.reserve(io.rnic.core.hca.DeviceResource.CQ); // the ring below is the CQ's memory: counted first
-        io.rnic.core.transport.CompletionQueue core;
+        io.rnic.core.engine.CompletionQueue core;
         try {
-            core = new io.rnic.core.transport.CompletionQueue(nextCq.getAndIncrement(), cqe);
+            core = new io.rnic.core.engine.CompletionQueue(nextCq.getAndIncrement(), cqe);
         } catch (RuntimeException | Error e) {
             hca.release(io.rnic.core.hca.DeviceResource.CQ);
             throw e;
@@ -319,7 +319,7 @@ public final class RdmaDevice implements AutoCloseable {
      * Modifies a QP or EE context: opens the UDP flow the modify needs here (the protocol thread
      * must not block on a bind), then applies a copy of {@code attrs} on the protocol thread.
      */
-    void modify(io.rnic.core.transport.QpContext context, QpAttributes attrs, int mask) {
+    void modify(io.rnic.core.engine.QpContext context, QpAttributes attrs, int mask) {
         int flow = context.flowToOpen(attrs, mask);
         if (flow >= 0) {
             wire.openFlow(flow);
@@ -332,7 +332,7 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /** Destroys a QP or EE context on the protocol thread, or at once if the device is closed. */
-    void destroy(io.rnic.core.transport.QpContext context) {
+    void destroy(io.rnic.core.engine.QpContext context) {
         onProtocolThreadWhileOpen(context::destroy);
     }
 
@@ -479,7 +479,7 @@ public final class RdmaDevice implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<io.rnic.core.transport.QpContext> open;
+        List<io.rnic.core.engine.QpContext> open;
         synchronized (closeLock) {
             if (closed) {
                 return;
@@ -492,7 +492,7 @@ public final class RdmaDevice implements AutoCloseable {
             try {
                 onProtocolThread(() -> {
                     synchronized (closeLock) {
-                        for (io.rnic.core.transport.QpContext qp : open) {
+                        for (io.rnic.core.engine.QpContext qp : open) {
                             try {
                                 qp.deviceClosed(reason);
                             } catch (RuntimeException e) { // one QP's failure leaves the others to flush
@@ -520,7 +520,7 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /** A QP or EE context was destroyed: the close has nothing to flush on it. */
-    void forget(io.rnic.core.transport.QpContext qp) {
+    void forget(io.rnic.core.engine.QpContext qp) {
         contexts.remove(qp);
     }
 
@@ -530,7 +530,7 @@ public final class RdmaDevice implements AutoCloseable {
      *
      * @throws IllegalStateException if the device is closed
      */
-    void remember(io.rnic.core.transport.QpContext qp) {
+    void remember(io.rnic.core.engine.QpContext qp) {
         synchronized (closeLock) {
             if (!closed) {
                 contexts.add(qp);

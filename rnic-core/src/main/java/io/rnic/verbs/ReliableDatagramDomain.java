@@ -1,7 +1,7 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.QpContext;
-import io.rnic.core.transport.RddContext;
+import io.rnic.core.engine.QpContext;
+import io.rnic.core.engine.RddContext;
 
 /**
  * A reliable datagram domain (RDD, IBA 10.2.8; seed 001 §9.7.8): the scope that pairs RD QPs

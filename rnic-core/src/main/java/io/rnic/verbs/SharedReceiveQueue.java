@@ -1,6 +1,6 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.SrqContext;
+import io.rnic.core.engine.SrqContext;
 
 /**
  * A shared receive queue ({@code ibv_srq}): receive WQEs that every QP created with it

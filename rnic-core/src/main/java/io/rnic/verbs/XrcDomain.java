@@ -1,7 +1,7 @@
 package io.rnic.verbs;
 
-import io.rnic.core.transport.QpContext;
-import io.rnic.core.transport.XrcDomainContext;
+import io.rnic.core.engine.QpContext;
+import io.rnic.core.engine.XrcDomainContext;
 
 /**
  * An XRC domain ({@code ibv_xrcd}): the scope in which an XRC target QP delivers to XRC shared

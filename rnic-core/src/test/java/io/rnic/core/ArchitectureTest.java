@@ -95,12 +95,12 @@ class ArchitectureTest {
             .because("the core is the protocol; sockets and event loops belong to the wires (rnic-transport)");
 
     /**
-     * The layers inside the engine: the HCA's receive path and the memory model know no transport
-     * (requester, responder...), which sits on top of them.
+     * The layers inside the core: the HCA's receive path and the memory model know nothing of the
+     * QP engine (requester, responder...), which sits on top of them.
      */
-    static final ArchRule HCA_AND_MEMORY_KNOW_NO_TRANSPORT = noClasses()
+    static final ArchRule HCA_AND_MEMORY_KNOW_NO_ENGINE = noClasses()
             .that().resideInAnyPackage("io.rnic.core.hca..", "io.rnic.core.memory..")
-            .should().dependOnClassesThat().resideInAPackage("io.rnic.core.transport..");
+            .should().dependOnClassesThat().resideInAPackage("io.rnic.core.engine..");
 
     /** The core's module depends on no other rnic module: the wires and tools depend on it. */
     static final ArchRule CORE_DEPENDS_ON_NO_OTHER_MODULE = noClasses().that().resideInAnyPackage("io.rnic.core..",
@@ -126,8 +126,8 @@ class ArchitectureTest {
     }
 
     @Test
-    void theHcaAndTheMemoryModelKnowNoTransport() {
-        HCA_AND_MEMORY_KNOW_NO_TRANSPORT.check(mainClasses());
+    void theHcaAndTheMemoryModelKnowNoEngine() {
+        HCA_AND_MEMORY_KNOW_NO_ENGINE.check(mainClasses());
     }
 
     @Test

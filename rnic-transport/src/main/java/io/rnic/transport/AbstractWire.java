@@ -7,7 +7,6 @@ import io.rnic.core.wire.WireReceiver;
 import io.rnic.core.wire.WireTap;
 import java.net.InetSocketAddress;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +18,8 @@ public abstract class AbstractWire implements Wire {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractWire.class);
 
     protected final WireCounters counters = new WireCounters();
-    private final CopyOnWriteArrayList<WireTap> taps = new CopyOnWriteArrayList<>();
+    /** The taps, replaced whole on each add: a packet walks a plain array, no iterator per packet. */
+    private volatile WireTap[] taps = new WireTap[0];
     private volatile WireReceiver receiver;
     private volatile boolean tapFailureLogged;
 
@@ -38,7 +38,12 @@ public abstract class AbstractWire implements Wire {
 
     @Override
     public final void addTap(WireTap tap) {
-        taps.add(Objects.requireNonNull(tap, "tap"));
+        Objects.requireNonNull(tap, "tap");
+        synchronized (this) {
+            WireTap[] more = java.util.Arrays.copyOf(taps, taps.length + 1);
+            more[more.length - 1] = tap;
+            taps = more;
+        }
     }
 
     @Override
@@ -119,14 +124,12 @@ public abstract class AbstractWire implements Wire {
 
     /** True if a tap is attached (so callers can skip computing a timestamp). */
     protected final boolean tapped() {
-        return !taps.isEmpty();
+        return taps.length != 0;
     }
 
     private void tap(WireTap.Direction d, long ts, ByteBuf packet, InetSocketAddress src, InetSocketAddress dst, int tos) {
-        if (taps.isEmpty()) {
-            return; // the common case: no iterator made per packet
-        }
-        for (WireTap t : taps) {
+        WireTap[] all = taps;
+        for (WireTap t : all) {
             try {
                 t.onPacket(d, ts, packet, src, dst, tos);
             } catch (RuntimeException e) {

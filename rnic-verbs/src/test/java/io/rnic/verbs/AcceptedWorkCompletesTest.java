@@ -96,7 +96,7 @@ class AcceptedWorkCompletesTest {
             Connections.connect(qp, Connections.local(qp, 1, mr), new ConnectionInfo(
                     Gid.of(java.net.InetAddress.getByName("127.0.197.251")), 0x99, 7, 0, 0), RcOptions.defaults());
             // The lock a post publishes under: the QP's send queue (reached by reflection, a test's hook).
-            java.lang.reflect.Field sqField = io.rnic.core.transport.QpContext.class.getDeclaredField("sq");
+            java.lang.reflect.Field sqField = io.rnic.core.engine.QpContext.class.getDeclaredField("sq");
             sqField.setAccessible(true);
             Object sq = sqField.get(qp.core);
             java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);

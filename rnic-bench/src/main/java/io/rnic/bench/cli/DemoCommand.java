@@ -109,7 +109,7 @@ public final class DemoCommand extends RnicCommand {
         Path pcap = this.pcap.pcap;
         boolean udp = wire.udp();
         FaultSpec faults = faultOptions.spec(udp);
-        if (!faults.isNone() && !io.rnic.core.transport.TransportPolicy.of(type).ack().acked()) {
+        if (!faults.isNone() && !io.rnic.core.engine.TransportPolicy.of(type).ack().acked()) {
             throw new UsageException("--loss, --reorder, --dup and --corrupt need --transport rc, xrc or rd: " + kind
                     + " does not retransmit, so the demo's checks would fail by design");
         }

@@ -1,8 +1,8 @@
 package io.rnic.bench.demo;
 
 import io.rnic.core.packet.Transport;
-import io.rnic.core.transport.RequestKind;
-import io.rnic.core.transport.TransportPolicy;
+import io.rnic.core.engine.RequestKind;
+import io.rnic.core.engine.TransportPolicy;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.QpType;

@@ -196,8 +196,8 @@ public final class DemoPair implements AutoCloseable {
 
     /** True if A's QP can post {@code op} (RD has no ATOMIC WRITE or FLUSH, for one). */
     public boolean carries(io.rnic.verbs.WrOpcode op) {
-        var kind = io.rnic.core.transport.RequestKind.of(op);
-        return kind != null && kind.transports().contains(io.rnic.core.transport.TransportPolicy.of(qpA.type()).transport());
+        var kind = io.rnic.core.engine.RequestKind.of(op);
+        return kind != null && kind.transports().contains(io.rnic.core.engine.TransportPolicy.of(qpA.type()).transport());
     }
 
     /** Creates another QP of {@code type} on device B (a second datagram destination). */

@@ -82,7 +82,7 @@ public final class IncastExperiment {
     public record Config(int senders, int sizeBytes, String topology, long linkBps, long bufferBytes, boolean pfc,
                          boolean ecn, LossRecovery recovery, Op op, long staggerNanos, long seed, PathMtu mtu,
                          int timeoutExp, FabricConfig fabric) {
-        /** Checks the values. */
+        // Checks the values.
         public Config {
             if (timeoutExp < 1 || timeoutExp > 31) {
                 throw new IllegalArgumentException("the local ACK timeout exponent is 1..31, not " + timeoutExp);

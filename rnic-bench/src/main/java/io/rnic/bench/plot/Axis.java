@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param log   true for a base-10 logarithmic scale
  */
 public record Axis(String label, boolean log) {
-    /** Checks the label. */
+    // Checks the label.
     public Axis {
         Objects.requireNonNull(label, "label");
         if (label.isBlank()) {

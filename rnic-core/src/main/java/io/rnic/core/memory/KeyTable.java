@@ -241,13 +241,7 @@ public final class KeyTable {
             MemoryRegion mr = lookup(rkey);
             AccessResult r = MemoryAccess.check(mr, pd, va, len, access, alignment);
             if (r == AccessResult.OK) {
-                if (out.mr != mr) { // the same region packet after packet: no GC write barrier
-                    out.mr = mr;
-                }
-                if (out.mw != null) {
-                    out.mw = null;
-                }
-                out.va = va;
+                out.region(mr, va);
             }
             return r;
         }

@@ -16,6 +16,22 @@ public final class RemoteKey {
     public int mwGeneration;
 
     /**
+     * The key was a region's: the access is to {@code region} at {@code address}. The same
+     * region comes packet after packet, and a reference store into this long-lived object costs
+     * G1's post-write barrier (a fence) even when it stores the value already there: an
+     * unchanged region, and the absent window, are not stored again.
+     */
+    public void region(MemoryRegion region, long address) {
+        if (mr != region) {
+            mr = region;
+        }
+        if (mw != null) {
+            mw = null;
+        }
+        va = address;
+    }
+
+    /**
      * Whether the grant checked still stands for a later packet of the same access: the region
      * is still registered and, for a window, the window has not been bound again, invalidated or
      * deallocated since (protocol thread, where those changes run between packets).

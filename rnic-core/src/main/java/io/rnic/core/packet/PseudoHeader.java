@@ -29,11 +29,17 @@ public final class PseudoHeader {
     private int tos;
     /** Changes with every change of a field, so that a user can tell the header is as it last saw it. */
     private long version;
+    /** The address objects last given to {@link #addresses}; null once the addresses were set otherwise. */
+    private InetAddress lastSource;
+    private InetAddress lastDestination;
 
     /** Sets IPv4 or IPv6 addresses; both must be of the same family. */
     public PseudoHeader addresses(InetAddress src, InetAddress dst) {
         if (src == null || dst == null) {
             throw new IllegalArgumentException("source and destination addresses are required, got " + src + " -> " + dst);
+        }
+        if (src == lastSource && dst == lastDestination) {
+            return this; // a flow seals with the same address objects: skip getAddress()'s copies
         }
         boolean v6 = src instanceof Inet6Address;
         if (v6 != (dst instanceof Inet6Address)) {
@@ -48,12 +54,16 @@ public final class PseudoHeader {
             System.arraycopy(d, 0, destination, 0, d.length);
             version++;
         }
+        lastSource = src;
+        lastDestination = dst;
         return this;
     }
 
     /** Sets IPv4 addresses given as big-endian ints. */
     public PseudoHeader ipv4(int src, int dst) {
         this.ipv6 = false;
+        lastSource = null;
+        lastDestination = null;
         putInt(source, src);
         putInt(destination, dst);
         version++;
@@ -157,6 +167,8 @@ public final class PseudoHeader {
         this.destinationPort = other.destinationPort;
         this.ipv4Identification = other.ipv4Identification;
         this.dontFragment = other.dontFragment;
+        lastSource = other.lastSource;
+        lastDestination = other.lastDestination;
         version++;
         return this;
     }

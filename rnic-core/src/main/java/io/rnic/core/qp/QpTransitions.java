@@ -65,7 +65,7 @@ public final class QpTransitions {
         /** rxe's limits: MTU 4096, max_qp_rd_atom 128, one P_Key, one port. */
         public static final Limits RXE = new Limits(PathMtu.MTU_4096, 128, 1, 1);
 
-        /** Checks the limits themselves. */
+        // Checks the limits themselves.
         public Limits {
             if (maxMtu == null) {
                 throw new IllegalArgumentException("limits maxMtu must not be null");

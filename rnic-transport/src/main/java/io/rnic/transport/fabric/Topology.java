@@ -51,7 +51,7 @@ public final class Topology {
      *                      {@code error_rate} column), in [0, 1]
      */
     public record Link(int a, int b, long bitsPerSecond, long delayNanos, double lossRate) {
-        /** Validates the values that need no topology: a link to itself, rates, delay, loss. */
+        // Validates the values that need no topology: a link to itself, rates, delay, loss.
         public Link {
             if (a < 0 || b < 0) {
                 throw new IllegalArgumentException("link " + a + "-" + b + ": node ids must not be negative");

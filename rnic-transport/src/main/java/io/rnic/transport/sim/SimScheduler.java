@@ -39,6 +39,27 @@ public final class SimScheduler implements Scheduler {
         boolean pooled;
         Event nextFree;
 
+        /**
+         * Fills this pooled event with a packet's arrival. The event comes round lap after lap for
+         * the same link and source, and a reference store into it costs G1's post-write barrier (a
+         * fence) even when it stores the value already there: an unchanged link or source is not
+         * stored again.
+         */
+        final void arrival(LinkDirection link, ByteBuf packet, InetSocketAddress source, boolean intact, int tos,
+                           long time, long seq) {
+            if (this.link != link) {
+                this.link = link;
+            }
+            if (this.source != source) {
+                this.source = source;
+            }
+            this.packet = packet;
+            this.intact = intact;
+            this.tos = tos;
+            this.time = time;
+            this.seq = seq;
+        }
+
         @Override
         public boolean cancel() {
             if (cancelled || task == null) {
@@ -161,9 +182,9 @@ public final class SimScheduler implements Scheduler {
 
     /**
      * Schedules the arrival of {@code packet} at {@code time}; pooled, allocation-free. On a lane
-     * the event is the one its ring slot kept from the last time round, filled again in place:
-     * every store of an event into the ring or the free list, and of an unchanged link or
-     * source into the event, would cost G1's write barrier (a fence) on each packet.
+     * the event is the one its ring slot kept from the last time round, filled again in place
+     * ({@link Event#arrival}): every store of an event into the ring or the free list would cost
+     * G1's write barrier (a fence) on each packet.
      */
     void scheduleArrival(long time, LinkDirection link, ByteBuf packet, InetSocketAddress source, boolean intact, int tos) {
         long t = Math.max(time, now);
@@ -181,17 +202,7 @@ public final class SimScheduler implements Scheduler {
         } else {
             e = takeFree();
         }
-        if (e.link != link) {
-            e.link = link;
-        }
-        if (e.source != source) {
-            e.source = source;
-        }
-        e.packet = packet;
-        e.intact = intact;
-        e.tos = tos;
-        e.time = t;
-        e.seq = seq++;
+        e.arrival(link, packet, source, intact, tos, t, seq++);
         size++;
         pushedAt(t);
         if (l < 0) {

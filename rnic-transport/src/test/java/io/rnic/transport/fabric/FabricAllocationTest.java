@@ -50,4 +50,41 @@ class FabricAllocationTest {
             org.junit.jupiter.api.Assertions.assertEquals(2 * 3_000 * 64, received[0]);
         }
     }
+
+    /**
+     * With a tap on both hosts, as experiments attach to count what they see, a packet sent
+     * unsealed is sealed (its ICRC written) before the tap sees it: the sealing and the tap's
+     * iteration allocate nothing per packet either.
+     */
+    @Test
+    void aTappedHostSealsAndTapsWithoutAllocating() {
+        try (SimNetwork net = new SimNetwork(3)) {
+            Fabric fabric = Fabric.attach(net, Topology.star(2, 100_000_000_000L, 1_000), FabricConfig.DEFAULT);
+            SimWire a = fabric.host(0);
+            SimWire b = fabric.host(1);
+            long[] seen = {0, 0};
+            io.rnic.core.wire.WireTap tap = (d, ts, p, s, t) -> seen[d == io.rnic.core.wire.WireTap.Direction.SENT ? 0 : 1]++;
+            a.addTap(tap);
+            b.addTap(tap);
+            b.receiver(new WireReceiver() {
+                @Override
+                public void onPacket(ByteBuf p, InetSocketAddress s, InetSocketAddress d) {
+                }
+            });
+            ByteBuf[] packets = new ByteBuf[64];
+            var alloc = new io.netty.buffer.UnpooledByteBufAllocator(true, true);
+            for (int i = 0; i < packets.length; i++) {
+                packets[i] = alloc.directBuffer(1024).writeZero(1024).retain(1 << 29);
+            }
+            int port = a.openFlow(0xC200);
+            InetSocketAddress to = b.localAddress();
+            Allocations.assertNonePerCall(3_000, () -> {
+                for (ByteBuf p : packets) {
+                    a.sendUnsealed(p, port, to, 0);
+                }
+                net.scheduler().runUntilIdle();
+            });
+            org.junit.jupiter.api.Assertions.assertEquals(2 * 3_000 * 64, seen[1]);
+        }
+    }
 }
