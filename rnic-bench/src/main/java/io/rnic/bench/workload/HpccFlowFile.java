@@ -30,6 +30,13 @@ import java.util.function.IntPredicate;
  * is therefore read as far as it goes, and {@link Trace#note()} says so.
  */
 public final class HpccFlowFile {
+    /** HPCC's destination port of a background flow ({@code fct_analysis.py}'s type 0). */
+    public static final int BACKGROUND_PORT = 100;
+    /** HPCC's destination port of an incast flow ({@code fct_analysis.py}'s type 1). */
+    public static final int INCAST_PORT = 200;
+    /** The offset HPCC's {@code traffic_gen.py} gives every trace: 2 s. */
+    public static final long HPCC_OFFSET_NANOS = 2_000_000_000L;
+
     private HpccFlowFile() {
     }
 
@@ -144,9 +151,57 @@ public final class HpccFlowFile {
                         + " is before the previous flow's; flows must be in ascending start order");
             }
             lastStart = startNanos;
-            flows.add(new FlowSpec(flows.size(), src, dst, pg, size, startNanos, dport == 200));
+            flows.add(new FlowSpec(flows.size(), src, dst, pg, size, startNanos, dport == INCAST_PORT));
         }
         return new Trace(List.copyOf(flows), declared, "");
+    }
+
+    /**
+     * Writes flows in the format {@link #parse} reads and HPCC's simulator replays, as
+     * {@code traffic_gen.py} writes them ({@code "%d %d 3 100 %d %.9f"}): the count, then per flow
+     * {@code src dst pg dport size start_seconds}, with dport 200 for an incast flow and 100
+     * otherwise, and the start shifted by {@code offsetNanos} (HPCC's generator starts every trace
+     * at 2 s, to leave its simulator time to set up). Start times are written to the nanosecond,
+     * so reading the text back gives the same flows, their starts relative to the first's.
+     *
+     * @param flows       the flows, in ascending start order
+     * @param offsetNanos added to every start, at least 0
+     * @return the file's text
+     * @throws IllegalArgumentException if the offset is negative or the flows are not in start order
+     */
+    public static String format(List<FlowSpec> flows, long offsetNanos) {
+        if (offsetNanos < 0) {
+            throw new IllegalArgumentException("the start offset " + offsetNanos + " ns is negative");
+        }
+        StringBuilder sb = new StringBuilder(32 * flows.size() + 16).append(flows.size()).append('\n');
+        long last = Long.MIN_VALUE;
+        for (FlowSpec f : flows) {
+            if (f.startNanos() < last) {
+                throw new IllegalArgumentException("flow " + f.id() + " starts at " + f.startNanos()
+                        + " ns, before the flow written before it (" + last + " ns): a flow file is in start order");
+            }
+            last = f.startNanos();
+            long t = Math.addExact(offsetNanos, f.startNanos());
+            sb.append(f.src()).append(' ').append(f.dst()).append(' ').append(f.priority()).append(' ')
+                    .append(f.incast() ? INCAST_PORT : BACKGROUND_PORT).append(' ').append(f.bytes()).append(' ')
+                    .append(t / 1_000_000_000L).append('.').append(String.format(java.util.Locale.ROOT, "%09d", t % 1_000_000_000L))
+                    .append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Writes {@link #format}'s text to {@code file}.
+     *
+     * @throws UncheckedIOException if the file cannot be written
+     */
+    public static void write(Path file, List<FlowSpec> flows, long offsetNanos) {
+        String text = format(flows, offsetNanos);
+        try {
+            Files.writeString(file, text, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write flow file " + file + ": " + e.getMessage(), e);
+        }
     }
 
     private static boolean restIsBlank(String[] lines, int from) {
