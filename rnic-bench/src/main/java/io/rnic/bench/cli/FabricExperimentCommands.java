@@ -8,6 +8,7 @@ import io.rnic.bench.experiment.IncastReport;
 import io.rnic.bench.experiment.PfcExperiment;
 import io.rnic.transport.fabric.FabricConfig;
 import io.rnic.bench.workload.FlowSizeCdf;
+import io.rnic.bench.workload.HpccFlowFile;
 import io.rnic.bench.workload.Workloads;
 import io.rnic.transport.fabric.Rates;
 import io.rnic.transport.fabric.Topology;
@@ -181,6 +182,11 @@ final class FabricExperimentCommands {
                 IncastExperimentTopologyCheck.check(c);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
+            }
+            try {
+                IncastExperiment.check(c);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--buffer: " + e.getMessage());
             }
             IncastExperiment.Result r;
             long wall = System.nanoTime();
@@ -370,8 +376,16 @@ final class FabricExperimentCommands {
         @Mixin
         Mixins.Seed seed;
 
+        @Mixin
+        Mixins.Pcap pcap;
+
         @Option(names = "--csv", paramLabel = "FILE", description = "also write the buckets and counters as CSV")
         Path csv;
+
+        @Option(names = "--write-flows", paramLabel = "FILE",
+                description = "also write the workload's flows in HPCC's flow-file format, starting at 2 s as its "
+                        + "traffic_gen.py does, for --workload flows:FILE here or HPCC's simulator")
+        Path writeFlows;
 
         @Option(names = "--flows-csv", paramLabel = "FILE", description = "also write one CSV row per flow and configuration")
         Path flowsCsv;
@@ -420,16 +434,33 @@ final class FabricExperimentCommands {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
+            if (pcap.pcap != null && configs.size() > 1) {
+                throw new UsageException("--pcap captures one configuration: give --compare one entry, or leave it out");
+            }
+            for (FabricRunConfig c : configs) {
+                try {
+                    FctExperiment.check(settings, c);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--buffer: " + e.getMessage());
+                }
+            }
             if (!w.note().isEmpty()) {
                 err.println("rnic experiment fabric: " + w.note());
+            }
+            if (writeFlows != null && !write(writeFlows, () -> HpccFlowFile.format(w.flows(), HpccFlowFile.HPCC_OFFSET_NANOS))) {
+                return 1;
             }
             String description = String.format(Locale.ROOT, "%s, %s links, %s, %s, MTU %d, buffer %d B, seed %d", topology,
                     Rates.formatRate(link), w.description(), op, mtu, buffer, seed.seed);
             out.println("# rnic experiment fabric: " + description);
             List<FctExperiment.Result> results = new java.util.ArrayList<>();
-            for (int i = 0; i < configs.size(); i++) {
-                FabricRunConfig c = configs.get(i);
-                results.add(runOne(settings, c, i + 1, configs.size()));
+            try (PcapWriter capture = pcap.pcap == null ? null : new PcapWriter(pcap.pcap)) {
+                for (int i = 0; i < configs.size(); i++) {
+                    results.add(runOne(settings, configs.get(i), i + 1, configs.size(), capture));
+                }
+            } catch (IOException e) {
+                err.println("rnic experiment fabric: cannot write " + pcap.pcap + ": " + e.getMessage());
+                return 1;
             }
             FctReport report = new FctReport(description, results);
             out.print(report.table());
@@ -447,7 +478,8 @@ final class FabricExperimentCommands {
         }
 
         /** Runs one configuration, reporting progress on standard error every few seconds of wall time. */
-        private FctExperiment.Result runOne(FctExperiment.Settings s, FabricRunConfig c, int index, int count) {
+        private FctExperiment.Result runOne(FctExperiment.Settings s, FabricRunConfig c, int index, int count,
+                PcapWriter capture) {
             long wallStart = System.nanoTime();
             long[] lastReport = {wallStart};
             String name = count == 1 ? c.label() : c.label() + " (" + index + "/" + count + ")";
@@ -461,7 +493,7 @@ final class FabricExperimentCommands {
                             (now - wallStart) / 1e9);
                     err.flush();
                 }
-            });
+            }, capture);
             double wall = (System.nanoTime() - wallStart) / 1e9;
             err.printf(Locale.ROOT, "rnic experiment fabric: %s: %d flows, last completion at %.3f ms simulated; %.2f s wall, "
                     + "%.4f simulated s per wall s, %.2f M events/s%n", name, s.flows().size(), r.endNanos() / 1e6, wall,

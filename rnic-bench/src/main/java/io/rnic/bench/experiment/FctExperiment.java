@@ -6,6 +6,7 @@ import io.rnic.transport.fabric.Fabric;
 import io.rnic.transport.fabric.FabricConfig;
 import io.rnic.transport.fabric.PortStats;
 import io.rnic.transport.fabric.Topology;
+import io.rnic.transport.pcap.PcapWriter;
 import io.rnic.transport.sim.SimNetwork;
 import io.rnic.transport.sim.SimScheduler;
 import io.rnic.verbs.AccessFlags;
@@ -197,13 +198,44 @@ public final class FctExperiment {
 
     /** Runs the workload of {@code s} in configuration {@code c}. */
     public static Result run(Settings s, FabricRunConfig c, Listener listener) {
+        return run(s, c, listener, null);
+    }
+
+    /**
+     * Runs the workload of {@code s} in configuration {@code c}; {@code capture}, if not null,
+     * records every host link (the base-RTT probes run on another, idle copy of the fabric and
+     * are not in it).
+     */
+    public static Result run(Settings s, FabricRunConfig c, Listener listener, PcapWriter capture) {
         Objects.requireNonNull(s, "s");
         Objects.requireNonNull(c, "c");
         Objects.requireNonNull(listener, "listener");
-        FabricConfig fc = s.fabric().withPfc(c.pfc()).withSprayPerPacket(c.spray());
+        FabricConfig fc = fabricConfig(s, c);
         try (SimNetwork net = new SimNetwork(s.seed());
                 BaseRtts rtts = new BaseRtts(s.topology(), fc, options(s, c, 3), s.seed())) {
-            return new Engine(s, c, net, Fabric.attach(net, s.topology(), fc), rtts).run(listener);
+            Fabric fabric = Fabric.attach(net, s.topology(), fc);
+            if (capture != null) {
+                fabric.capture(capture);
+            }
+            return new Engine(s, c, net, fabric, rtts).run(listener);
+        }
+    }
+
+    /** The switches' configuration of a run: the settings' with the configuration's PFC and path selection. */
+    static FabricConfig fabricConfig(Settings s, FabricRunConfig c) {
+        return s.fabric().withPfc(c.pfc()).withSprayPerPacket(c.spray());
+    }
+
+    /**
+     * Checks that the fabric of {@code s} can be built in configuration {@code c}, without
+     * running anything: a switch buffer too small for the ports' PFC headroom and reserves is
+     * refused here rather than in the middle of a comparison.
+     *
+     * @throws IllegalArgumentException saying what does not fit
+     */
+    public static void check(Settings s, FabricRunConfig c) {
+        try (SimNetwork net = new SimNetwork(s.seed())) {
+            Fabric.attach(net, s.topology(), fabricConfig(s, c));
         }
     }
 
