@@ -135,6 +135,9 @@ public final class FctExperiment {
      * @param drops           frames dropped in the fabric: at switch and host queues, for want of
      *                        a route, or on links
      * @param retransmissions packets the QPs resent
+     * @param ackTimeouts     expiries of the QPs' local ACK timers that started a retry: with no
+     *                        drops, the retransmissions they caused were spurious (a queue held
+     *                        the ACK longer than the timeout)
      * @param pauses          PAUSE frames sent
      * @param pausedNanos     time paused, summed over every port and priority
      * @param ecnMarks        frames marked CE
@@ -149,7 +152,7 @@ public final class FctExperiment {
      * @param firstError      the first error completion's status, or empty
      */
     public record Result(FabricRunConfig config, List<FlowSpec> flows, long[] fctNanos, double[] idealNanos, byte[] outcome,
-                         long verifyFailures, long drops, long retransmissions, long pauses, long pausedNanos,
+                         long verifyFailures, long drops, long retransmissions, long ackTimeouts, long pauses, long pausedNanos,
                          long ecnMarks, long cnps, long events, long endNanos, long memoryWaits, long queueWaits,
                          long peakMemoryBytes, int qps, int baseRttProbes, String firstError) {
         /** Flows that completed successfully. */
@@ -562,12 +565,14 @@ public final class FctExperiment {
                 }
             }
             long retx = 0;
+            long timeouts = 0;
             long cnps = 0;
             for (Host h : opened) {
                 retx += h.device.counters().get(Counter.RETRANSMITTED_PKTS);
+                timeouts += h.device.counters().get(Counter.LOCAL_ACK_TIMEOUTS);
                 cnps += h.device.counters().get(Counter.RP_CNP_IGNORED);
             }
-            return new Result(c, s.flows(), fct, ideal, outcome, verifyFailures, drops, retx, pauses, paused, marks, cnps, events,
+            return new Result(c, s.flows(), fct, ideal, outcome, verifyFailures, drops, retx, timeouts, pauses, paused, marks, cnps, events,
                     lastCompletion, memoryWaits, queueWaits, memory.peakInUse(), qps, rtts.probes(), firstError);
         }
     }

@@ -30,7 +30,8 @@ public final class FctReport {
             group's largest flow size in bytes; pNN = the group's sorted values at index floor(len*NN/100); all = every \
             completed background flow; incast = the incast overlay's completed flows
             # counters (on the all row, the whole fabric): drops = frames dropped at switch and host queues, for want of a \
-            route or on links; retransmissions = packets the QPs resent; pauses = PAUSE frames sent; paused_ns = time \
+            route or on links; retransmissions = packets the QPs resent; ack_timeouts = expiries of the QPs' local ACK timers that started a \
+            retry; pauses = PAUSE frames sent; paused_ns = time \
             paused summed over every port and priority; ecn_marks = frames marked CE; cnps = CNPs that reached a QP; \
             failed = flows whose work completed in error; incomplete = flows not completed when the run stopped; \
             verify_failures = completed flows whose destination bytes were not exactly theirs; end_ns = the last \
@@ -38,7 +39,7 @@ public final class FctReport {
             """;
     /** The CSV's header row. */
     public static final String CSV_HEADER = "config,bucket,flows,p50_slowdown,p95_slowdown,p99_slowdown,avg_fct_ns,p99_fct_ns,"
-            + "drops,retransmissions,pauses,paused_ns,ecn_marks,cnps,failed,incomplete,verify_failures,end_ns,events";
+            + "drops,retransmissions,ack_timeouts,pauses,paused_ns,ecn_marks,cnps,failed,incomplete,verify_failures,end_ns,events";
     /** The per-flow CSV's header row. */
     public static final String FLOWS_HEADER = "config,flow,src,dst,priority,bytes,start_ns,fct_ns,ideal_ns,slowdown,incast,outcome";
 
@@ -113,13 +114,13 @@ public final class FctReport {
             String config = csvField(r.config().label());
             Stats st = stats(r);
             for (FctSummary.Bucket b : st.buckets()) {
-                sb.append(row(config, Long.toString(b.upperBytes()), b)).append(",,,,,,,,,,,\n");
+                sb.append(row(config, Long.toString(b.upperBytes()), b)).append(",,,,,,,,,,,,\n");
             }
             if (st.incast() != null) {
-                sb.append(row(config, "incast", st.incast())).append(",,,,,,,,,,,\n");
+                sb.append(row(config, "incast", st.incast())).append(",,,,,,,,,,,,\n");
             }
-            sb.append(row(config, "all", st.all())).append(String.format(Locale.ROOT, ",%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
-                    r.drops(), r.retransmissions(), r.pauses(), r.pausedNanos(), r.ecnMarks(), r.cnps(), r.failed(),
+            sb.append(row(config, "all", st.all())).append(String.format(Locale.ROOT, ",%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
+                    r.drops(), r.retransmissions(), r.ackTimeouts(), r.pauses(), r.pausedNanos(), r.ecnMarks(), r.cnps(), r.failed(),
                     r.incomplete(), r.verifyFailures(), r.endNanos(), r.events()));
         }
         return sb.toString();
@@ -160,8 +161,8 @@ public final class FctReport {
                 sb.append(String.format(Locale.ROOT, "   FCT avg %.1f us, p99 %.1f us; slowdown p50 %.2f, p95 %.2f, p99 %.2f%n",
                         st.all().avgFctNanos() / 1e3, st.all().p99FctNanos() / 1e3, st.all().p50(), st.all().p95(), st.all().p99()));
             }
-            sb.append(String.format(Locale.ROOT, "   drops %d, retransmissions %d, PAUSE frames %d, paused %.1f us (all ports), "
-                    + "ECN marks %d, CNPs %d; %d events%n", r.drops(), r.retransmissions(), r.pauses(), r.pausedNanos() / 1e3,
+            sb.append(String.format(Locale.ROOT, "   drops %d, retransmissions %d (local ACK timeouts %d), PAUSE frames %d, paused %.1f us "
+                    + "(all ports), ECN marks %d, CNPs %d; %d events%n", r.drops(), r.retransmissions(), r.ackTimeouts(), r.pauses(), r.pausedNanos() / 1e3,
                     r.ecnMarks(), r.cnps(), r.events()));
             if (r.memoryWaits() > 0 || r.queueWaits() > 0) {
                 sb.append(String.format(Locale.ROOT, "   %d flows waited for destination memory, %d for a QP%n", r.memoryWaits(),
@@ -197,7 +198,7 @@ public final class FctReport {
         String[] titles = {"median slowdown", "95th-percentile slowdown", "99th-percentile slowdown"};
         Panel[] panels = new Panel[3];
         for (int p = 0; p < 3; p++) {
-            panels[p] = f.panel(titles[p], Axis.log("flow size (bytes)"), Axis.log("slowdown"));
+            panels[p] = f.panel(titles[p], Axis.log("flow size (bytes)"), Axis.log("slowdown (FCT / ideal FCT)"));
         }
         boolean any = false;
         for (FctExperiment.Result r : results) {

@@ -76,6 +76,8 @@ class FctExperimentTest {
         FctReport b = new FctReport("t", List.of(FctExperiment.run(settings(again, 150_000, 32L << 20, 3), GBN_PFC, QUIET)));
         assertEquals(a, b.csv());
         assertTrue(a.contains("\ngbn+pfc,all,"), a);
+        int columns = FctReport.CSV_HEADER.split(",").length;
+        a.lines().filter(l -> !l.startsWith("#")).forEach(l -> assertEquals(columns, l.split(",", -1).length, l));
     }
 
     @Test
