@@ -283,8 +283,8 @@ final class FabricExperimentCommands {
             packet's round trip on the path, measured in the idle fabric). The CSV has, per \
             configuration, the p50/p95/p99 slowdown and the average and p99 FCT of 20 equal-count \
             buckets of flows sorted by size (as HPCC's fct_analysis.py; a bucket is named by its \
-            largest size), and a row 'all' with the fabric's drops, retransmissions, PAUSE frames, \
-            time paused, ECN marks and CNPs. The figure draws slowdown against flow size on log axes, \
+            largest size), and a row 'all' with the fabric's drops, retransmissions and the local ACK \
+            timeouts that started them, PAUSE frames, time paused, ECN marks and CNPs. The figure draws slowdown against flow size on log axes, \
             one line per configuration.""", "",
         """
             --compare runs several configurations on the same flows and seed: a comma-separated list \
@@ -292,8 +292,8 @@ final class FabricExperimentCommands {
             buffer, selective retransmission IRN-style), pfc|nopfc and ecmp|spray (per-flow ECMP or \
             per-packet spraying); a group an entry leaves out takes the option's value, and the entry is \
             the configuration's name in the CSV and figure. Example: --compare "gbn+pfc, sr+nopfc, \
-            gbn+nopfc, sr+pfc". Progress goes to standard error every few seconds. The same seed gives \
-            the same CSV, byte for byte."""},
+            gbn+nopfc, sr+pfc". Progress goes to standard error every few seconds. --pcap captures the \
+            host links of one configuration. The same seed gives the same CSV, byte for byte."""},
             exitCodeList = {"0:every flow of every configuration completed with its bytes in place",
                 "1:a flow failed, did not complete, or its bytes were wrong; or a file could not be written",
                 RnicCommand.USAGE_ERROR_LINE, RnicCommand.INTERNAL_ERROR_LINE})
