@@ -101,6 +101,10 @@ class FctExperimentTest {
         FctExperiment.Settings s = settings(flows, 200_000, 1L << 20, 5);
         FctExperiment.Result pfc = FctExperiment.run(s, GBN_PFC, QUIET);
         assertEquals(0, pfc.drops());
+        FctReport.Stats st = FctReport.stats(pfc);
+        assertEquals(16, st.incast().flows(), "two bursts of 8, reported apart from the background");
+        assertEquals(flows.size() - 16, st.all().flows());
+        assertEquals(flows.size() - 16, st.buckets().stream().mapToInt(FctSummary.Bucket::flows).sum());
         assertTrue(pfc.pauses() > 0, "the incasts pause their senders");
         long[] retx = new long[2];
         LossRecovery[] modes = {LossRecovery.GO_BACK_N, LossRecovery.SELECTIVE};
