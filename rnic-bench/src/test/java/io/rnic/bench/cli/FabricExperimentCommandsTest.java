@@ -100,6 +100,19 @@ class FabricExperimentCommandsTest {
     }
 
     @Test
+    void fabricDrawsSizesFromACdfFile(@TempDir Path dir) throws Exception {
+        Path cdf = dir.resolve("small.cdf");
+        Files.writeString(cdf, "0 0\n1000 50\n100000 100\n");
+        CliRun r = CliRun.rnic("experiment", "fabric", "--workload", "cdf:" + cdf, "--load", "0.3", "--duration", "30us");
+        assertEquals(0, r.status(), r.toString());
+        assertTrue(r.out().contains("small.cdf (mean 25500 B) at load 0.3 for 30 us"), r.out());
+        Files.writeString(cdf, "0 0\n1000 50\n900 100\n");
+        CliRun bad = CliRun.rnic("experiment", "fabric", "--workload", "cdf:" + cdf);
+        assertEquals(2, bad.status());
+        assertTrue(bad.err().contains("line 3: size 900 is not above line 2's 1000"), bad.err());
+    }
+
+    @Test
     void fabricRefusesWhatItCannotRun() {
         CliRun buffer = CliRun.rnic("experiment", "fabric", "--buffer", "256K", "--duration", "10us");
         assertEquals(2, buffer.status(), buffer.toString());

@@ -55,6 +55,22 @@ class FctExperimentTest {
     }
 
     @Test
+    void sendAndReadFlowsCompleteWithTheirBytesInPlaceToo() {
+        List<FlowSpec> flows = hadoop(0.5, 60_000, 7);
+        assertTrue(flows.size() > 30, flows.size() + " flows");
+        for (IncastExperiment.Op op : new IncastExperiment.Op[] {IncastExperiment.Op.SEND, IncastExperiment.Op.READ}) {
+            FctExperiment.Settings s = new FctExperiment.Settings(FAT_TREE, flows, 60_000, op, PathMtu.MTU_1024, 7, 4, 6, 256,
+                    FabricConfig.DEFAULT, 100_000_000L, 256L << 20);
+            FctExperiment.Result r = FctExperiment.run(s, GBN_PFC, QUIET);
+            assertEquals(flows.size(), r.completed(), op + ": " + r.firstError());
+            assertEquals(0, r.verifyFailures(), op.toString());
+            for (int i = 0; i < flows.size(); i++) {
+                assertTrue(r.fctNanos()[i] >= r.idealNanos()[i], op + " flow " + i);
+            }
+        }
+    }
+
+    @Test
     void aLoneFlowRunsCloseToItsIdeal() {
         // One 1 MB flow between pods (6 links): the ideal is 1 MB at 100 Gb/s plus the base RTT;
         // what it adds is the headers, about 6 % at MTU 1024, and one packet's store and forward per hop.
