@@ -24,7 +24,8 @@ public final class FctReport {
             # slowdown = max(1, FCT / ideal), clamped as HPCC's fct_analysis.py; FCT: from a flow's arrival to its work \
             completion at the requester (the source; the destination for READ), waits for a QP or memory included; ideal: \
             the flow's payload bytes at the path's bottleneck rate + the base RTT, the round trip of a minimum-size packet \
-            (a 0-byte RDMA WRITE and its ACK) on the flow's path in the idle fabric
+            (a 0-byte RDMA WRITE and its ACK) on the flow's path in the idle fabric (HPCC's third.cc standalone_fct also \
+            counts 48 B of headers per packet and computes its RTT from the links)
             # bucket: the completed background flows sorted by size (ties by arrival) and cut into 20 equal-count groups \
             of 5 % of the flows, rows [floor(i*n/100), floor((i+5)*n/100)) as HPCC's fct_analysis.py; bucket = the \
             group's largest flow size in bytes; pNN = the group's sorted values at index floor(len*NN/100); all = every \
