@@ -59,9 +59,10 @@ import java.util.Objects;
  * path's bottleneck rate plus the base RTT ({@link BaseRtts}). HPCC's simulator ({@code third.cc},
  * {@code qp_finish}: {@code standalone_fct}) counts 48 B of headers per packet in the bytes and
  * computes its base RTT from the links' delays and one packet's serialization per hop; here the
- * headers are left out and the RTT is measured, so the ideal is a true lower bound (no flow's
- * FCT is below it; a lone large flow runs at about 1.06 of it at MTU 1024, its headers' share)
- * and the clamp of the slowdown at 1 never acts. Everything runs in virtual time: the same
+ * headers are left out and the RTT is measured, so the ideal is a lower bound (the tests check
+ * that no flow's FCT is below it; a lone large flow runs at about 1.06 of it at MTU 1024, its
+ * headers' share) and the clamp of the slowdown at 1 is kept only for HPCC's sake. Everything
+ * runs in virtual time: the same
  * settings and seed give the same result, whatever the machine.
  */
 public final class FctExperiment {
