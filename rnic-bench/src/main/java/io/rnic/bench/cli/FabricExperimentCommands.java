@@ -276,7 +276,9 @@ final class FabricExperimentCommands {
             SEND, or an RDMA READ the destination issues. QPs come from a pool per host pair, at most \
             --qps-per-pair of them; a flow takes an idle QP, or opens one, or else queues on the least \
             busy (messages on one QP are carried in order). Every byte is checked at the destination \
-            when the flow completes. The QPs use the short local ACK timeout of 4.096 us x 2^6 = 262 us.""", "",
+            when the flow completes. The QPs use the short local ACK timeout of 4.096 us x 2^6 = 262 us \
+            (--ack-timeout) and 7 retries; without congestion control, queues can hold an ACK longer, \
+            and a QP whose retries run out fails its flow.""", "",
         """
             Per flow: FCT from arrival to the work completion, and slowdown = max(1, FCT / ideal), the \
             ideal being the payload at the path's bottleneck rate plus the base RTT (a minimum-size \
@@ -359,6 +361,11 @@ final class FabricExperimentCommands {
                         + "as rxe's, holds it to about 58 Gb/s there)")
         int sendWindow;
 
+        @Option(names = "--ack-timeout", paramLabel = "EXP", defaultValue = "6",
+                description = "the QPs' local ACK timeout, 4.096 us x 2^EXP, EXP 1..31 (default: ${DEFAULT-VALUE}, 262 us, "
+                        + "IRN's short timeout)")
+        int ackTimeout;
+
         @Option(names = "--drain-limit", paramLabel = "TIME", defaultValue = "1s", converter = Duration.class,
                 description = "stop waiting for flows this long after the last arrival (default: 1s of simulated time)")
         long drainLimit;
@@ -414,6 +421,7 @@ final class FabricExperimentCommands {
                 throw new UsageException("--load: " + load + " is not above 0 and at most 1");
             }
             range("--qps-per-pair", qpsPerPair, 1, 64);
+            range("--ack-timeout", ackTimeout, 1, 31);
             boolean spray = routing.equals("spray");
             List<FabricRunConfig> configs = compare == null
                     ? List.of(new FabricRunConfig(FabricCompare.label(recovery.mode, pfc.value(), spray), recovery.recovery(),
@@ -429,7 +437,7 @@ final class FabricExperimentCommands {
             long mem = memory != null ? memory : Math.min(4L << 30, FabricWorkload.directMemoryLimit() / 4 * 3);
             FctExperiment.Settings settings;
             try {
-                settings = new FctExperiment.Settings(t, w.flows(), w.arrivalsNanos(), o, m, seed.seed, qpsPerPair, 6,
+                settings = new FctExperiment.Settings(t, w.flows(), w.arrivalsNanos(), o, m, seed.seed, qpsPerPair, ackTimeout,
                         sendWindow, FabricConfig.DEFAULT.withBufferBytes(buffer), drainLimit, mem);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
@@ -450,8 +458,9 @@ final class FabricExperimentCommands {
             if (writeFlows != null && !write(writeFlows, () -> HpccFlowFile.format(w.flows(), HpccFlowFile.HPCC_OFFSET_NANOS))) {
                 return 1;
             }
-            String description = String.format(Locale.ROOT, "%s, %s links, %s, %s, MTU %d, buffer %d B, seed %d", topology,
-                    Rates.formatRate(link), w.description(), op, mtu, buffer, seed.seed);
+            String description = String.format(Locale.ROOT, "%s, %s links, %s, %s, MTU %d, buffer %d B, ACK timeout %.0f us, "
+                    + "seed %d", topology, Rates.formatRate(link), w.description(), op, mtu, buffer, 4.096 * (1L << ackTimeout),
+                    seed.seed);
             out.println("# rnic experiment fabric: " + description);
             List<FctExperiment.Result> results = new java.util.ArrayList<>();
             try (PcapWriter capture = pcap.pcap == null ? null : new PcapWriter(pcap.pcap)) {

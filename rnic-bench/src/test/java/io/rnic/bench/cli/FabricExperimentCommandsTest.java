@@ -92,8 +92,10 @@ class FabricExperimentCommandsTest {
     @Test
     void fabricComparesConfigurationsOnTheSameFlows(@TempDir Path dir) throws Exception {
         CliRun r = CliRun.rnic("experiment", "fabric", "--topology", "fattree:k=4", "--workload", "hadoop", "--load", "0.3",
-                "--duration", "50us", "--buffer", "1M", "--compare", "gbn+pfc, sr+nopfc", "--csv", dir.resolve("c.csv").toString());
+                "--duration", "50us", "--buffer", "1M", "--compare", "gbn+pfc, sr+nopfc", "--csv", dir.resolve("c.csv").toString(),
+                "--ack-timeout", "10");
         assertEquals(0, r.status(), r.toString());
+        assertTrue(r.out().contains("ACK timeout 4194 us"), r.out());
         String csv = Files.readString(dir.resolve("c.csv"));
         assertTrue(csv.lines().anyMatch(l -> l.startsWith("gbn+pfc,all,")), csv);
         assertTrue(csv.lines().anyMatch(l -> l.startsWith("sr+nopfc,all,")), csv);
@@ -117,6 +119,9 @@ class FabricExperimentCommandsTest {
         CliRun buffer = CliRun.rnic("experiment", "fabric", "--buffer", "256K", "--duration", "10us");
         assertEquals(2, buffer.status(), buffer.toString());
         assertTrue(buffer.err().contains("--buffer: buffer 262144 B leaves no shared pool"), buffer.err());
+        CliRun timeout = CliRun.rnic("experiment", "fabric", "--ack-timeout", "0");
+        assertEquals(2, timeout.status());
+        assertTrue(timeout.err().contains("--ack-timeout"), timeout.err());
         CliRun workload = CliRun.rnic("experiment", "fabric", "--workload", "cache");
         assertEquals(2, workload.status());
         assertTrue(workload.err().contains("--workload must be websearch, hadoop, cdf:PATH or flows:PATH"), workload.err());
