@@ -21,11 +21,12 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code rnic experiment}: experiments on the simulated network in virtual time, one subcommand
- * each: {@code loss} ({@link Loss}), and on a simulated fabric {@code incast} and {@code pfc}.
+ * each: {@code loss} ({@link Loss}), and on a simulated fabric {@code incast}, {@code pfc} and {@code fabric}.
  */
-@Command(name = "experiment", description = {"run an experiment on the simulated network: loss, incast, pfc", "",
+@Command(name = "experiment", description = {"run an experiment on the simulated network: loss, incast, pfc, fabric", "",
     "Each experiment is a subcommand with its own options: 'rnic experiment loss --help'."},
-        subcommands = {ExperimentCommand.Loss.class, FabricExperimentCommands.Incast.class, FabricExperimentCommands.Pfc.class},
+        subcommands = {ExperimentCommand.Loss.class, FabricExperimentCommands.Incast.class, FabricExperimentCommands.Pfc.class,
+            FabricExperimentCommands.FabricFct.class},
         exitCodeList = {"0:done", "1:a run failed its checks", RnicCommand.USAGE_ERROR_LINE, RnicCommand.INTERNAL_ERROR_LINE})
 public final class ExperimentCommand extends RnicCommand {
     /** Without an experiment: the list of them on standard error, exit 2. */

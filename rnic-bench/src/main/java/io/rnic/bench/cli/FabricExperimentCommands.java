@@ -1,10 +1,17 @@
 package io.rnic.bench.cli;
 
+import io.rnic.bench.experiment.FabricRunConfig;
+import io.rnic.bench.experiment.FctExperiment;
+import io.rnic.bench.experiment.FctReport;
 import io.rnic.bench.experiment.IncastExperiment;
 import io.rnic.bench.experiment.IncastReport;
 import io.rnic.bench.experiment.PfcExperiment;
 import io.rnic.transport.fabric.FabricConfig;
+import io.rnic.bench.workload.FlowSizeCdf;
+import io.rnic.bench.workload.HpccFlowFile;
+import io.rnic.bench.workload.Workloads;
 import io.rnic.transport.fabric.Rates;
+import io.rnic.transport.fabric.Topology;
 import io.rnic.transport.fabric.TopologySpec;
 import io.rnic.transport.pcap.PcapWriter;
 import io.rnic.verbs.PathMtu;
@@ -21,7 +28,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.TypeConversionException;
 
-/** The experiments on a simulated fabric: {@code rnic experiment incast} and {@code rnic experiment pfc}. */
+/**
+ * The experiments on a simulated fabric: {@code rnic experiment incast}, {@code rnic experiment
+ * pfc} and {@code rnic experiment fabric}.
+ */
 final class FabricExperimentCommands {
     private FabricExperimentCommands() {
     }
@@ -177,6 +187,11 @@ final class FabricExperimentCommands {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
+            try {
+                IncastExperiment.check(c);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--buffer: " + e.getMessage());
+            }
             IncastExperiment.Result r;
             long wall = System.nanoTime();
             try (PcapWriter w = pcap.pcap == null ? null : new PcapWriter(pcap.pcap)) {
@@ -224,6 +239,338 @@ final class FabricExperimentCommands {
             }
         }
     }
+
+    /** A duration such as {@code 10ms}, {@code 100us}, {@code 1s}, {@code 500ns} (a number and a unit), in nanoseconds. */
+    static final class Duration implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.strip().toLowerCase(Locale.ROOT);
+            String[][] units = {{"ns", "1"}, {"us", "1000"}, {"µs", "1000"}, {"ms", "1000000"}, {"s", "1000000000"}};
+            for (String[] u : units) {
+                if (v.endsWith(u[0])) {
+                    try {
+                        double n = Double.parseDouble(v.substring(0, v.length() - u[0].length()).strip()) * Long.parseLong(u[1]);
+                        if (n >= 0 && n < 1e18) {
+                            return Math.round(n);
+                        }
+                    } catch (NumberFormatException e) {
+                        break;
+                    }
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a duration: a number and ns, us, ms or s (e.g. 10ms)");
+        }
+    }
+
+    /**
+     * {@code rnic experiment fabric}: a datacenter workload on a simulated fabric, with flow
+     * completion times, slowdowns by flow size, and the fabric's counters, for one configuration
+     * or several on the same flows.
+     */
+    @Command(name = "fabric", description = {"flow completion times of a datacenter workload on a simulated fabric", "",
+        """
+            Flows arrive as Poisson processes from every host at --load of its link rate, to uniformly \
+            random other hosts, with sizes drawn from a published distribution (websearch: DCTCP's web \
+            search cluster; hadoop: Facebook's Hadoop cluster, Roy et al. SIGCOMM 2015; both as HPCC's \
+            simulator ships them), or from your CDF file (lines 'size_bytes cumulative_percent' from 0 \
+            to 100, read with linear interpolation), or replayed from a flow file in HPCC's format \
+            (first line the count, then 'src dst pg dport size start_seconds'; pg is the PFC priority, \
+            dport 200 marks incast flows). --incast adds periodic N-to-1 bursts.""", "",
+        """
+            Each flow is one message on an RC QP between its two hosts: an RDMA WRITE (default), a \
+            SEND, or an RDMA READ the destination issues. QPs come from a pool per host pair, at most \
+            --qps-per-pair of them; a flow takes an idle QP, or opens one, or else queues on the least \
+            busy (messages on one QP are carried in order). Every byte is checked at the destination \
+            when the flow completes. The QPs use the short local ACK timeout of 4.096 us x 2^6 = 262 us \
+            (--ack-timeout) and 7 retries; without congestion control, queues can hold an ACK longer, \
+            and a QP whose retries run out fails its flow.""", "",
+        """
+            Per flow: FCT from arrival to the work completion, and slowdown = max(1, FCT / ideal), the \
+            ideal being the payload at the path's bottleneck rate plus the base RTT (a minimum-size \
+            packet's round trip on the path, measured in the idle fabric). The CSV has, per \
+            configuration, the p50/p95/p99 slowdown and the average and p99 FCT of 20 equal-count \
+            buckets of flows sorted by size (as HPCC's fct_analysis.py; a bucket is named by its \
+            largest size), and a row 'all' with the fabric's drops, retransmissions and the local ACK \
+            timeouts that started them, PAUSE frames, time paused, ECN marks and CNPs. The figure draws slowdown against flow size on log axes, \
+            one line per configuration.""", "",
+        """
+            --compare runs several configurations on the same flows and seed: a comma-separated list \
+            whose entries join with + one item of each group gbn|reorder|sr (go-back-N, the reorder \
+            buffer, selective retransmission IRN-style), pfc|nopfc and ecmp|spray (per-flow ECMP or \
+            per-packet spraying); a group an entry leaves out takes the option's value, and the entry is \
+            the configuration's name in the CSV and figure. Example: --compare "gbn+pfc, sr+nopfc, \
+            gbn+nopfc, sr+pfc". Progress goes to standard error every few seconds. --pcap captures the \
+            host links of one configuration. The same seed gives the same CSV, byte for byte."""},
+            exitCodeList = {"0:every flow of every configuration completed with its bytes in place",
+                "1:a flow failed, did not complete, or its bytes were wrong; or a file could not be written",
+                RnicCommand.USAGE_ERROR_LINE, RnicCommand.INTERNAL_ERROR_LINE})
+    static final class FabricFct extends RnicCommand {
+        @Option(names = "--topology", paramLabel = "SPEC", defaultValue = "fattree:k=4",
+                description = "the fabric: " + TopologySpec.FORMS + " (default: ${DEFAULT-VALUE}; fattree:k=8 is 128 hosts)")
+        String topology;
+
+        @Option(names = "--link", paramLabel = "RATE", defaultValue = "100G", converter = Rate.class,
+                description = "the rate of every link the topology does not set itself (default: 100G)")
+        long link;
+
+        @Option(names = "--workload", paramLabel = "KIND", defaultValue = "websearch",
+                description = "websearch, hadoop, cdf:PATH (a flow-size CDF) or flows:PATH (an HPCC flow file) "
+                        + "(default: ${DEFAULT-VALUE})")
+        String workload;
+
+        @Option(names = "--load", paramLabel = "FRACTION", defaultValue = "0.5",
+                description = "offered load per host, a fraction of its link rate, above 0 up to 1 (default: ${DEFAULT-VALUE})")
+        double load;
+
+        @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10ms", converter = Duration.class,
+                description = "how long flows arrive, e.g. 10ms, 100us; the run then drains until every flow "
+                        + "completes (default: 10ms)")
+        long duration;
+
+        @Option(names = "--incast", paramLabel = "N:SIZE:PERIOD",
+                description = "also, every PERIOD (from PERIOD/2), N random hosts each send SIZE bytes to one random "
+                        + "other host, e.g. 16:64K:1ms (default: none)")
+        String incast;
+
+        @Option(names = "--pfc", paramLabel = "on|off", defaultValue = "on",
+                description = "PFC on the lossless priority 3 (default: ${DEFAULT-VALUE})")
+        OnOff pfc;
+
+        @Mixin
+        Mixins.Recovery recovery;
+
+        @Option(names = "--routing", paramLabel = "ecmp|spray", defaultValue = "ecmp",
+                description = "path selection at the switches: ecmp, a hash of each flow's addresses and UDP ports; "
+                        + "spray, a random path per packet (default: ${DEFAULT-VALUE})")
+        String routing;
+
+        @Option(names = "--op", paramLabel = "write|send|read", defaultValue = "write",
+                description = "how a flow's bytes move (default: ${DEFAULT-VALUE})")
+        String op;
+
+        @Option(names = "--mtu", paramLabel = "BYTES", defaultValue = "1024",
+                description = "path MTU: 256, 512, 1024, 2048 or 4096 (default: ${DEFAULT-VALUE})")
+        int mtu;
+
+        @Option(names = "--buffer", paramLabel = "BYTES", defaultValue = "32M", converter = Bytes.class,
+                description = "each switch's shared buffer (default: 32M, HPCC's)")
+        long buffer;
+
+        @Option(names = "--qps-per-pair", paramLabel = "N", defaultValue = "4",
+                description = "QPs a host may open to one peer (per priority) (default: ${DEFAULT-VALUE})")
+        int qpsPerPair;
+
+        @Option(names = "--send-window", paramLabel = "PSNS", defaultValue = "256",
+                description = "request packets a QP may have unacknowledged (default: ${DEFAULT-VALUE}, enough for a lone "
+                        + "flow to run at line rate across a fat tree at 100 Gb/s and MTU 1024; the HCA's own default, 128 "
+                        + "as rxe's, holds it to about 58 Gb/s there)")
+        int sendWindow;
+
+        @Option(names = "--ack-timeout", paramLabel = "EXP", defaultValue = "6",
+                description = "the QPs' local ACK timeout, 4.096 us x 2^EXP, EXP 1..31 (default: ${DEFAULT-VALUE}, 262 us, "
+                        + "IRN's short timeout)")
+        int ackTimeout;
+
+        @Option(names = "--drain-limit", paramLabel = "TIME", defaultValue = "1s", converter = Duration.class,
+                description = "stop waiting for flows this long after the last arrival (default: 1s of simulated time)")
+        long drainLimit;
+
+        @Option(names = "--memory", paramLabel = "BYTES", converter = Bytes.class,
+                description = "destination buffer memory for flows in flight; past it, flows wait for memory "
+                        + "(default: 4G, or 3/4 of the JVM's direct memory if less)")
+        Long memory;
+
+        @Option(names = "--compare", paramLabel = "LIST",
+                description = "run several configurations on the same flows, e.g. \"gbn+pfc, sr+nopfc\"; items: "
+                        + FabricCompare.ITEMS + " (default: the one the options describe)")
+        String compare;
+
+        @Mixin
+        Mixins.Seed seed;
+
+        @Mixin
+        Mixins.Pcap pcap;
+
+        @Option(names = "--csv", paramLabel = "FILE", description = "also write the buckets and counters as CSV")
+        Path csv;
+
+        @Option(names = "--write-flows", paramLabel = "FILE",
+                description = "also write the workload's flows in HPCC's flow-file format, starting at 2 s as its "
+                        + "traffic_gen.py does, for --workload flows:FILE here or HPCC's simulator")
+        Path writeFlows;
+
+        @Option(names = "--flows-csv", paramLabel = "FILE", description = "also write one CSV row per flow and configuration")
+        Path flowsCsv;
+
+        @Option(names = "--plot", paramLabel = "FILE.svg", description = "also draw slowdown against flow size")
+        Path plot;
+
+        @Override
+        protected int execute() throws UsageException {
+            IncastExperiment.Op o;
+            try {
+                o = IncastExperiment.Op.valueOf(op.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--op must be write, send or read, not " + op);
+            }
+            PathMtu m;
+            try {
+                m = PathMtu.ofBytes(mtu);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--mtu must be 256, 512, 1024, 2048 or 4096, not " + mtu);
+            }
+            if (!routing.equals("ecmp") && !routing.equals("spray")) {
+                throw new UsageException("--routing must be ecmp or spray, not " + routing);
+            }
+            if (!(load > 0 && load <= 1)) {
+                throw new UsageException("--load: " + load + " is not above 0 and at most 1");
+            }
+            range("--qps-per-pair", qpsPerPair, 1, 64);
+            range("--ack-timeout", ackTimeout, 1, 31);
+            boolean spray = routing.equals("spray");
+            List<FabricRunConfig> configs = compare == null
+                    ? List.of(new FabricRunConfig(FabricCompare.label(recovery.mode, pfc.value(), spray), recovery.recovery(),
+                            pfc.value(), spray))
+                    : FabricCompare.parse(compare, recovery.mode, pfc.value(), spray);
+            Topology t;
+            try {
+                t = TopologySpec.parse(topology, link, link, 1_000);
+            } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+                throw new UsageException("--topology: " + e.getMessage());
+            }
+            FabricWorkload w = workload(t);
+            long mem = memory != null ? memory : Math.min(4L << 30, FabricWorkload.directMemoryLimit() / 4 * 3);
+            FctExperiment.Settings settings;
+            try {
+                settings = new FctExperiment.Settings(t, w.flows(), w.arrivalsNanos(), o, m, seed.seed, qpsPerPair, ackTimeout,
+                        sendWindow, FabricConfig.DEFAULT.withBufferBytes(buffer), drainLimit, mem);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            if (pcap.pcap != null && configs.size() > 1) {
+                throw new UsageException("--pcap captures one configuration: give --compare one entry, or leave it out");
+            }
+            for (FabricRunConfig c : configs) {
+                try {
+                    FctExperiment.check(settings, c);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--buffer: " + e.getMessage());
+                }
+            }
+            if (!w.note().isEmpty()) {
+                err.println("rnic experiment fabric: " + w.note());
+            }
+            if (writeFlows != null && !write(writeFlows, () -> HpccFlowFile.format(w.flows(), HpccFlowFile.HPCC_OFFSET_NANOS))) {
+                return 1;
+            }
+            String description = String.format(Locale.ROOT, "%s, %s links, %s, %s, MTU %d, buffer %d B, ACK timeout %.0f us, "
+                    + "seed %d", topology, Rates.formatRate(link), w.description(), op, mtu, buffer, 4.096 * (1L << ackTimeout),
+                    seed.seed);
+            out.println("# rnic experiment fabric: " + description);
+            List<FctExperiment.Result> results = new java.util.ArrayList<>();
+            try (PcapWriter capture = pcap.pcap == null ? null : new PcapWriter(pcap.pcap)) {
+                for (int i = 0; i < configs.size(); i++) {
+                    results.add(runOne(settings, configs.get(i), i + 1, configs.size(), capture));
+                }
+            } catch (IOException e) {
+                err.println("rnic experiment fabric: cannot write " + pcap.pcap + ": " + e.getMessage());
+                return 1;
+            }
+            FctReport report = new FctReport(description, results);
+            out.print(report.table());
+            boolean ok = results.stream().allMatch(FctExperiment.Result::allVerified);
+            ok &= write(csv, report::csv) & write(flowsCsv, report::flowsCsv);
+            if (plot != null) {
+                try {
+                    ok &= write(plot, report::svg);
+                } catch (IllegalStateException e) {
+                    err.println("rnic experiment fabric: no figure: " + e.getMessage());
+                    ok = false;
+                }
+            }
+            return ok ? 0 : 1;
+        }
+
+        /** Runs one configuration, reporting progress on standard error every few seconds of wall time. */
+        private FctExperiment.Result runOne(FctExperiment.Settings s, FabricRunConfig c, int index, int count,
+                PcapWriter capture) {
+            long wallStart = System.nanoTime();
+            long cpuStart = threadCpuNanos();
+            long[] lastReport = {wallStart};
+            String name = count == 1 ? c.label() : c.label() + " (" + index + "/" + count + ")";
+            FctExperiment.Result r = FctExperiment.run(s, c, (sim, finished, total, events) -> {
+                long now = System.nanoTime();
+                if (now - lastReport[0] >= PROGRESS_NANOS) {
+                    lastReport[0] = now;
+                    err.printf(Locale.ROOT, "rnic experiment fabric: %s: simulated %.3f ms of %.3f ms of arrivals%s, "
+                            + "%d of %d flows done, %.1f M events, %.1f s wall%n", name, sim / 1e6, s.arrivalsNanos() / 1e6,
+                            sim > s.arrivalsNanos() ? " (draining)" : "", finished, total, events / 1e6,
+                            (now - wallStart) / 1e9);
+                    err.flush();
+                }
+            }, capture);
+            double wall = (System.nanoTime() - wallStart) / 1e9;
+            double cpu = (threadCpuNanos() - cpuStart) / 1e9;
+            // CPU time beside wall time: on a shared machine the wall clock also counts other processes' turns.
+            err.printf(Locale.ROOT, "rnic experiment fabric: %s: %d of %d flows completed, last completion at %.3f ms simulated; "
+                    + "%.2f s wall (%.2f s CPU), %.1f simulated us per wall s, %.2f M events/s (%d events)%n", name,
+                    r.completed(), s.flows().size(), r.endNanos() / 1e6, wall, cpu, r.endNanos() / 1e3 / wall,
+                    r.events() / 1e6 / wall, r.events());
+            return r;
+        }
+
+        /** This thread's CPU time, or 0 where the JVM does not measure it. */
+        private static long threadCpuNanos() {
+            java.lang.management.ThreadMXBean b = java.lang.management.ManagementFactory.getThreadMXBean();
+            return b.isCurrentThreadCpuTimeSupported() ? b.getCurrentThreadCpuTime() : 0;
+        }
+
+        /** The flows the options describe. */
+        private FabricWorkload workload(Topology t) throws UsageException {
+            var parse = spec.commandLine().getParseResult();
+            Workloads.IncastOverlay overlay = null;
+            if (incast != null) {
+                overlay = FabricWorkload.parseIncast(incast);
+            }
+            try {
+                if (workload.startsWith("flows:")) {
+                    for (String opt : new String[] {"--load", "--duration", "--incast"}) {
+                        if (parse.hasMatchedOption(opt)) {
+                            throw new UsageException(opt + " does not go with a flow file: the file gives every flow");
+                        }
+                    }
+                    return FabricWorkload.replay(Path.of(workload.substring("flows:".length())), t);
+                }
+                FlowSizeCdf sizes;
+                if (workload.startsWith("cdf:")) {
+                    sizes = FlowSizeCdf.read(Path.of(workload.substring("cdf:".length())));
+                } else if (workload.equals(FlowSizeCdf.WEBSEARCH) || workload.equals(FlowSizeCdf.HADOOP)) {
+                    sizes = FlowSizeCdf.builtIn(workload);
+                } else {
+                    throw new UsageException("--workload must be websearch, hadoop, cdf:PATH or flows:PATH, not " + workload);
+                }
+                return FabricWorkload.poisson(t, sizes, load, duration, overlay, seed.seed);
+            } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+                throw new UsageException("--workload: " + e.getMessage());
+            }
+        }
+
+        private boolean write(Path file, java.util.function.Supplier<String> text) {
+            if (file == null) {
+                return true;
+            }
+            try {
+                Files.writeString(file, text.get(), StandardCharsets.UTF_8);
+                return true;
+            } catch (IOException e) {
+                err.println("rnic experiment fabric: cannot write " + file + ": " + e.getMessage());
+                return false;
+            }
+        }
+    }
+
+    /** How often a fabric run reports its progress, in wall time. */
+    static final long PROGRESS_NANOS = 2_000_000_000L;
 
     /** {@code rnic experiment pfc}: PFC's three pathologies, each with its figures and a verdict. */
     @Command(name = "pfc", description = {"PFC's pathologies on a simulated fabric: head-of-line blocking, deadlock, storm",

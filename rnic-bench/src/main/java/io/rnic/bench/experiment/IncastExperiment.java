@@ -197,10 +197,27 @@ public final class IncastExperiment {
         return t;
     }
 
+    /**
+     * Checks that the configuration's fabric can be built, without running anything.
+     *
+     * @throws IllegalArgumentException saying what does not fit: too few hosts, or a switch
+     *     buffer too small for its ports' PFC headroom and reserves
+     */
+    public static void check(Config c) {
+        Topology t = topology(c);
+        try (SimNetwork net = new SimNetwork(c.seed())) {
+            Fabric.attach(net, t, fabricConfig(c));
+        }
+    }
+
+    private static FabricConfig fabricConfig(Config c) {
+        return c.fabric().withBufferBytes(c.bufferBytes()).withPfc(c.pfc()).withEcn(c.ecn());
+    }
+
     /** Runs the incast; {@code capture}, if not null, records every host link. */
     public static Result run(Config c, PcapWriter capture) {
         Topology t = topology(c);
-        FabricConfig fc = c.fabric().withBufferBytes(c.bufferBytes()).withPfc(c.pfc()).withEcn(c.ecn());
+        FabricConfig fc = fabricConfig(c);
         try (SimNetwork net = new SimNetwork(c.seed())) {
             Fabric fabric = Fabric.attach(net, t, fc);
             if (capture != null) {

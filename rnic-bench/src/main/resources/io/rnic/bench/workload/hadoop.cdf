@@ -1,0 +1,26 @@
+# Facebook Hadoop flow sizes: a cumulative distribution, one "size_bytes cumulative_percent" per
+# line, read with linear interpolation between the points.
+# Source: HPCC's simulator, alibaba-edu/High-Precision-Congestion-Control,
+# traffic_gen/FbHdp_distribution.txt (the same numbers, these comment lines added).
+# The workload was measured in Facebook's Hadoop cluster: Roy et al., "Inside the Social
+# Network's (Datacenter) Network", SIGCOMM 2015. Mean 120,420.75 B.
+0 0
+100 1
+200 2
+300 5
+350 15
+400 20
+500 30
+600 40
+700 50
+1000 60
+2000 67
+7000 70
+30000 72
+50000 82
+80000 87
+120000 90
+300000 95
+1000000 97.5
+2000000 99
+10000000 100
