@@ -178,6 +178,10 @@ public final class RdmaDevice implements AutoCloseable {
      * {@link DeviceResources#toString()} prints it as aligned tables and
      * {@link DeviceResources#toJson()} as JSON. On a closed device it shows what is left.
      *
+     * <p>On the simulated network, which runs on the thread that drives it, that thread is the
+     * protocol thread: call this from it, or from another thread (a JMX client) while the network
+     * is idle.
+     *
      * @return the snapshot
      * @throws IllegalStateException if the device is driven by its application's thread (invoker
      *     threading) and this is another thread
