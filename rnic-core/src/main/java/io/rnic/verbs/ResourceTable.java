@@ -106,8 +106,9 @@ public final class ResourceTable {
 
     /**
      * The rows whose {@code column} shows {@code value}, as {@code rdma resource show qp lqpn 17}
-     * selects: numbers compare by value (so {@code 0x11} selects {@code 17}), anything else by
-     * its text, ignoring case ({@code state err} selects {@code ERR}).
+     * selects: numbers compare by value (so {@code 0x11} selects {@code 17}), and as rdma's
+     * filters a number may be a range or a list of them ({@code lqpn 17-19,23}); anything else
+     * compares by its text, ignoring case ({@code state err} selects {@code ERR}).
      *
      * @param column the column's name
      * @param value  what it must show
@@ -118,12 +119,12 @@ public final class ResourceTable {
     public ResourceTable filter(String column, String value) {
         Objects.requireNonNull(value, "value");
         int c = indexOf(column);
-        Long wanted = number(value);
+        long[] ranges = ranges(value);
         List<List<Object>> kept = new ArrayList<>();
         for (List<Object> row : rows) {
             Object v = row.get(c);
-            boolean match = v instanceof Number n && !(v instanceof Double || v instanceof Float) && wanted != null
-                    ? n.longValue() == wanted : text(v).equalsIgnoreCase(value);
+            boolean match = v instanceof Number n && !(v instanceof Double || v instanceof Float) && ranges != null
+                    ? within(n.longValue(), ranges) : text(v).equalsIgnoreCase(value);
             if (match) {
                 kept.add(row);
             }
@@ -131,12 +132,29 @@ public final class ResourceTable {
         return new ResourceTable(kind, columns, kept);
     }
 
-    private static Long number(String s) {
+    /** {@code 17}, {@code 17-19,23} as [from, to] pairs; null if {@code s} is not such a list. */
+    private static long[] ranges(String s) {
+        String[] parts = s.split(",", -1);
+        long[] out = new long[parts.length * 2];
         try {
-            return Long.decode(s);
+            for (int i = 0; i < parts.length; i++) {
+                int dash = parts[i].indexOf('-', 1);
+                out[2 * i] = Long.decode(dash < 0 ? parts[i] : parts[i].substring(0, dash));
+                out[2 * i + 1] = dash < 0 ? out[2 * i] : Long.decode(parts[i].substring(dash + 1));
+            }
         } catch (NumberFormatException e) {
             return null;
         }
+        return out;
+    }
+
+    private static boolean within(long v, long[] ranges) {
+        for (int i = 0; i < ranges.length; i += 2) {
+            if (v >= ranges[i] && v <= ranges[i + 1]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int indexOf(String column) {

@@ -158,6 +158,13 @@ class ResourcesTest {
         assertEquals("{\"device\":\"10.0.0.1\",\"qp\":" + t.toJson() + ",\"cq\":[]}", r.toJson());
         assertEquals("10.0.0.1: qp 2 cq 0", r.summary());
         assertThrows(IllegalArgumentException.class, () -> t.filter("lqn", "17"), "no such column");
+        // rdma's number filters: a value, a range, a list of them, in any base Long.decode reads.
+        assertEquals(1, t.filter("lqpn", "0x11").size());
+        assertEquals(2, t.filter("lqpn", "10-20,1234").size());
+        assertEquals(1, t.filter("lqpn", "1000-2000").size());
+        assertEquals(0, t.filter("lqpn", "18-20").size());
+        assertEquals(1, t.filter("note", "-").size(), "a dash alone is text");
+        assertEquals(1, t.filter("state", "rts").size(), "words ignore case");
         assertThrows(IllegalArgumentException.class, () -> r.table("qpx"));
         assertThrows(IllegalArgumentException.class,
                 () -> new ResourceTable("qp", List.of("a"), List.of(List.of(1, 2))), "a row too long");

@@ -53,8 +53,8 @@ public final class ResCommand extends RnicCommand {
             outstanding, retries left and its CQs.""", "",
         """
             Filters are COLUMN VALUE pairs after the KIND, as rdma's: 'rnic res show qp lqpn 17 --jvm \
-            4242', 'rnic res show qp state ERR --jvm 4242'. Numbers compare by value (0x11 is 17), \
-            words ignoring case.""", "",
+            4242', 'rnic res show qp state ERR --jvm 4242'. Numbers compare by value (0x11 is 17) and \
+            may be ranges and lists ('lqpn 17-19,23'); words compare ignoring case.""", "",
         """
             --jvm PID attaches to a local JVM of the same user through the JDK's attach API and starts \
             its local management agent; --jmx HOST:PORT connects to a JVM started with \

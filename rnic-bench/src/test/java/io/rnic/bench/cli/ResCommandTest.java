@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ class ResCommandTest {
     private static Process target;
     private static Path targetErr;
     private static long pid;
+    private static int jmxPort;
     private static int qpA;
     private static int qpB;
     private static int broken;
@@ -36,7 +39,14 @@ class ResCommandTest {
     static void startTarget() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         targetErr = Files.createTempFile("res-target", ".err");
+        try (ServerSocket free = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            jmxPort = free.getLocalPort();
+        }
+        // A JMX connector on loopback without authentication, for --jmx (a test's JVM only).
         target = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                "-Dcom.sun.management.jmxremote.port=" + jmxPort, "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+                "-Dcom.sun.management.jmxremote.host=127.0.0.1", "-Djava.rmi.server.hostname=127.0.0.1",
+                "-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false",
                 ResShowTarget.class.getName()).redirectError(targetErr.toFile()).start();
         BufferedReader lines = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         // Read its lines on another thread, so that a target that never gets ready fails the test
@@ -147,6 +157,16 @@ class ResCommandTest {
         CliRun all = res("--json");
         assertTrue(all.out().startsWith("[{\"device\":\"10.0.0.1\",\"pd\":["), all.out());
         assertTrue(all.out().contains("{\"device\":\"10.0.0.2\","), all.out());
+    }
+
+    @Test
+    void jmxReadsTheSameTablesAsAttach() {
+        CliRun viaJmx = CliRun.rnic("res", "show", "qp", "--jmx", "127.0.0.1:" + jmxPort);
+        assertEquals(0, viaJmx.status(), viaJmx.toString());
+        assertEquals(res("qp").out(), viaJmx.out());
+        CliRun nobody = CliRun.rnic("res", "show", "--jvm", "999999999");
+        assertEquals(1, nobody.status(), nobody.toString());
+        assertTrue(nobody.err().startsWith("rnic res show: cannot reach the JVM"), nobody.err());
     }
 
     @Test
