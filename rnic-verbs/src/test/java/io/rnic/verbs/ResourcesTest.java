@@ -142,6 +142,42 @@ class ResourcesTest {
     }
 
     @Test
+    void cqRowsShowTheArmedNotificationAndAnOverflowAndMrRowsTheirBoundWindows() throws Exception {
+        try (RcPair p = RcPair.simulated(48)) {
+            ProtectionDomain pd = p.qpA().pd();
+            CompletionQueue small = p.a().createCq(1, p.a().createCompletionChannel());
+            small.requestNotify(true);
+            ResourceTable armed = p.a().resources().table("cq");
+            assertEquals("solicited", cell(armed, row(armed, "cqn", small.core.id()), "notify"));
+            // Two receives flushed at once (the QP is in ERR) into a CQ of one entry: it overflows.
+            QueuePair q = pd.createQp(QpInitAttributes.rc(small, small).withCaps(new QpCaps(1, 2, 1, 1, 0)));
+            q.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
+            q.modify(new QpAttributes().state(QpState.ERR));
+            q.postRecv(p.recv(1, 0, 8));
+            q.postRecv(p.recv(2, 0, 8));
+            assertTrue(p.a().driveUntil(() -> small.core.hasOverflowed(), RcPair.AWAIT_NANOS), "the CQ overflowed");
+            ResourceTable cqs = p.a().resources().table("cq");
+            List<Object> c = row(cqs, "cqn", small.core.id());
+            assertEquals(true, cell(cqs, c, "overflowed"));
+            assertEquals(1, cell(cqs, c, "entries"));
+            assertEquals(1, cell(cqs, c, "cqe"));
+
+            MemoryRegion bindable = pd.registerMemory(ByteBuffer.allocateDirect(8192), AccessFlags.LOCAL_WRITE
+                    | AccessFlags.REMOTE_WRITE | AccessFlags.MW_BIND);
+            MemoryWindow mw = pd.allocMw(1);
+            int key = p.qpA().bindMw(9, true, mw, bindable, bindable.address(), 4096, AccessFlags.REMOTE_WRITE);
+            p.awaitA(1);
+            ResourceTable mrs = p.a().resources().table("mr");
+            assertEquals(1, cell(mrs, row(mrs, "lkey", "0x" + Integer.toHexString(bindable.lkey())), "mw"));
+            ResourceTable mws = p.a().resources().table("mw");
+            List<Object> w = row(mws, "rkey", "0x" + Integer.toHexString(key));
+            assertEquals("VALID", cell(mws, w, "state"));
+            assertEquals(4096L, cell(mws, w, "length"));
+            assertEquals("0x" + Integer.toHexString(bindable.lkey()), cell(mws, w, "mr-lkey"));
+        }
+    }
+
+    @Test
     void toStringAlignsTheTablesAndToJsonEscapesStrings() {
         ResourceTable t = new ResourceTable("qp", List.of("lqpn", "state", "note"),
                 List.of(List.of(17, "RTS", "a \"quoted\"\\ line\nnext\u0001"), List.of(1234, "ERR", "-")));
