@@ -18,6 +18,7 @@ module io.rnic.verbs {
     requires transitive io.netty.buffer;
     requires transitive io.netty.common;
     requires org.slf4j;
+    requires java.management;
 
     exports io.rnic.verbs;
     exports io.rnic.core.wire;

@@ -84,6 +84,11 @@ public final class AddressHandle implements AutoCloseable {
     }
 
     /** Destroys the handle ({@code ibv_destroy_ah}); repeating it does nothing. */
+    /** The number of its protection domain, for the resource view. */
+    int pdn() {
+        return pd.id();
+    }
+
     @Override
     public synchronized void close() {
         if (!destroyed) {

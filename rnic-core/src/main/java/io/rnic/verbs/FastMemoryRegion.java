@@ -19,6 +19,7 @@ public final class FastMemoryRegion implements AutoCloseable {
     FastMemoryRegion(ProtectionDomain pd, FastRegion core) {
         this.pd = pd;
         this.core = core;
+        pd.device().track(this);
     }
 
     /**
@@ -82,6 +83,7 @@ public final class FastMemoryRegion implements AutoCloseable {
         if (!closed) {
             pd.device().onProtocolThreadWhileOpen(() -> pd.device().hca().keys().deallocateFastRegion(core));
             closed = true;
+            pd.device().untrack(this);
         }
     }
 

@@ -23,6 +23,7 @@ public final class MemoryRegion implements AutoCloseable {
     MemoryRegion(ProtectionDomain pd, io.rnic.core.memory.MemoryRegion core) {
         this.pd = pd;
         this.core = core;
+        pd.device().track(this);
     }
 
     /**
@@ -171,6 +172,7 @@ public final class MemoryRegion implements AutoCloseable {
             // region is valid, not pin it with an atomic instruction per packet.
             pd.device().onProtocolThreadWhileOpen(() -> pd.device().hca().keys().deregister(core));
             closed = true;
+            pd.device().untrack(this);
         }
     }
 

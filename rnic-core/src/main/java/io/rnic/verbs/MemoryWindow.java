@@ -19,6 +19,7 @@ public final class MemoryWindow implements AutoCloseable {
         this.pd = pd;
         this.core = core;
         this.postedRkey = core.rkey();
+        pd.device().track(this);
     }
 
     void posted(int rkey) {
@@ -89,6 +90,7 @@ public final class MemoryWindow implements AutoCloseable {
         if (!closed) {
             pd.device().onProtocolThreadWhileOpen(() -> pd.device().hca().keys().deallocateWindow(core));
             closed = true;
+            pd.device().untrack(this);
         }
     }
 

@@ -15,6 +15,7 @@ public final class ProtectionDomain implements AutoCloseable {
     ProtectionDomain(RdmaDevice device, io.rnic.core.memory.ProtectionDomain core) {
         this.device = device;
         this.core = core;
+        device.track(this);
     }
 
     /**
@@ -294,8 +295,13 @@ public final class ProtectionDomain implements AutoCloseable {
             throw new IllegalArgumentException("an address handle needs an address vector");
         }
         device.hca().reserve(io.rnic.core.hca.DeviceResource.AH);
-        return io.rnic.verbs.AddressHandle.create(core, av,
-                () -> device.hca().release(io.rnic.core.hca.DeviceResource.AH));
+        io.rnic.verbs.AddressHandle[] made = new io.rnic.verbs.AddressHandle[1];
+        made[0] = io.rnic.verbs.AddressHandle.create(core, av, () -> {
+            device.hca().release(io.rnic.core.hca.DeviceResource.AH);
+            device.untrack(made[0]);
+        });
+        device.track(made[0]);
+        return made[0];
     }
 
     void checkOpen() {
@@ -322,6 +328,7 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         closed = true;
         device.hca().release(io.rnic.core.hca.DeviceResource.PD);
+        device.untrack(this);
     }
 
     @Override

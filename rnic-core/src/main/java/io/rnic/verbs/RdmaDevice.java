@@ -51,6 +51,12 @@ public final class RdmaDevice implements AutoCloseable {
     private final java.util.Set<io.rnic.core.engine.QpContext> contexts =
             java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.Set<CompletionQueue> completionQueues = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The device's other objects not yet closed (PDs, MRs, MWs, SRQs, AHs), for {@link #resources()}. */
+    private final java.util.Set<Object> tracked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Tables that layers above the device add to {@link #resources()} (the connection manager's CM IDs). */
+    private final List<Supplier<ResourceTable>> resourceProviders = new CopyOnWriteArrayList<>();
+    /** The device's MXBean's name while registered, or null. */
+    private final javax.management.ObjectName mxBean;
 
     private RdmaDevice(Wire wire, DeviceConfig config) {
         this.wire = wire;
@@ -77,6 +83,7 @@ public final class RdmaDevice implements AutoCloseable {
         }
         hca.asyncListener(this::dispatch);
         wire.receiver(hca.wireReceiver());
+        this.mxBean = DeviceMXBeans.register(this);
     }
 
     /**
@@ -167,6 +174,73 @@ public final class RdmaDevice implements AutoCloseable {
     public long pitfallCount(Pitfall p) {
         java.util.Objects.requireNonNull(p, "p");
         return hca.pitfalls().count(p);
+    }
+
+    /**
+     * A snapshot of every object of the device, as {@code rdma resource show} lists a real
+     * device's: its PDs, memory regions and windows, CQs, QPs with their live PSNs and queue use,
+     * SRQs, address handles, XRC domains and EE contexts, and what layers above it contribute
+     * ({@link #addResourceProvider}: the connection manager's CM IDs). The snapshot is taken on
+     * the protocol thread, between two packets, so that every value belongs to one instant;
+     * {@link DeviceResources#toString()} prints it as aligned tables and
+     * {@link DeviceResources#toJson()} as JSON. On a closed device it shows what is left.
+     *
+     * <p>On the simulated network, which runs on the thread that drives it, that thread is the
+     * protocol thread: call this from it, or from another thread (a JMX client) while the network
+     * is idle.
+     *
+     * @return the snapshot
+     * @throws IllegalStateException if the device is driven by its application's thread (invoker
+     *     threading) and this is another thread
+     */
+    public DeviceResources resources() {
+        if (closed) {
+            synchronized (closeLock) {
+                return ResourceSnapshot.take(this, resourceProviders);
+            }
+        }
+        return onProtocolThread(() -> ResourceSnapshot.take(this, resourceProviders));
+    }
+
+    /**
+     * Adds a table to every later {@link #resources()} snapshot: a layer above the device (the
+     * connection manager) contributes the objects it keeps for this device. {@code provider}
+     * runs on the protocol thread while the snapshot is taken; a table of a kind the snapshot
+     * already has, with the same columns, adds its rows to it.
+     *
+     * @param provider makes the table; it must not block
+     * @throws NullPointerException if {@code provider} is null
+     */
+    public void addResourceProvider(Supplier<ResourceTable> provider) {
+        resourceProviders.add(java.util.Objects.requireNonNull(provider, "provider"));
+    }
+
+    /** An object of the device was created: the resource view lists it until {@link #untrack}. */
+    void track(Object o) {
+        tracked.add(o);
+    }
+
+    /** An object of the device was closed. */
+    void untrack(Object o) {
+        tracked.remove(o);
+    }
+
+    java.util.Set<Object> trackedObjects() {
+        return tracked;
+    }
+
+    java.util.Set<io.rnic.core.engine.QpContext> qpContexts() {
+        return contexts;
+    }
+
+    java.util.Set<CompletionQueue> completionQueues() {
+        return completionQueues;
+    }
+
+    java.util.Map<String, io.rnic.core.engine.XrcDomainContext> xrcDomainsByName() {
+        synchronized (xrcDomains) {
+            return new java.util.TreeMap<>(xrcDomains);
+        }
     }
 
     /**
@@ -580,6 +654,7 @@ public final class RdmaDevice implements AutoCloseable {
                 // The protocol thread is gone or refused: nothing is left to flush the work.
             }
         }
+        DeviceMXBeans.unregister(mxBean);
         wire.close();
         for (CompletionQueue cq : completionQueues) {
             cq.core.destroy(); // no more completions will come: waiters wake

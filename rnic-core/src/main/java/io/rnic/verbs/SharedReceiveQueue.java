@@ -19,6 +19,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     SharedReceiveQueue(ProtectionDomain pd, SrqContext core) {
         this.pd = pd;
         this.core = core;
+        pd.device().track(this);
     }
 
     /**
@@ -133,6 +134,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         core.destroy();
         closed = true;
         pd.device().hca().release(io.rnic.core.hca.DeviceResource.SRQ);
+        pd.device().untrack(this);
     }
 
     @Override

@@ -79,7 +79,7 @@ class NullArgumentsTest {
             "Counters", "DeviceAttributes", "DeviceConfig", "EeContext", "FastMemoryRegion", "Gid", "MemoryRegion",
             "MemoryWindow", "PortAttributes", "ProtectionDomain", "QpAttributes", "QpCaps", "QpInitAttributes", "QueuePair",
             "RcOptions", "RdmaDevice", "RecvWorkRequest", "ReliableDatagramDomain", "SendWorkRequest", "SharedReceiveQueue",
-            "SrqAttributes", "WorkCompletion", "XrcDomain", "AsyncEvent",
+            "SrqAttributes", "WorkCompletion", "XrcDomain", "AsyncEvent", "ResourceTable", "DeviceResources",
             "cm.CmEventChannel", "cm.CmId", "cm.CmEvent", "cm.ConnParam", "cm.UdParam", "cm.CmCounters",
             "channel.CreditChannel", "channel.ChannelCredits", "testing.RcPair");
 
@@ -135,6 +135,11 @@ class NullArgumentsTest {
             samples.put(io.rnic.verbs.cm.ConnParam.class, io.rnic.verbs.cm.ConnParam::defaults);
             samples.put(RcPair.class, () -> RcPair.simulated(1));
             samples.put(ChannelCredits.class, () -> new ChannelCredits(4, 4, 2, 2));
+            samples.put(ResourceTable.class, () -> new ResourceTable("qp", List.of("lqpn"), List.of(List.of(17))));
+            samples.put(DeviceResources.class, () -> new DeviceResources("10.0.0.1", List.of()));
+            samples.put(List.class, () -> List.of(new ResourceTable("qp", List.of("lqpn"), List.of(List.of(17)))));
+            samples.put(Supplier.class, () -> (Supplier<ResourceTable>) () -> new ResourceTable("x", List.of(),
+                    List.of()));
         }
 
         Object sample(Class<?> t) {

@@ -67,7 +67,7 @@ public final class Rnic {
     public static List<Class<?>> builtIn() {
         return new ArrayList<>(List.of(DecodeCommand.class, DemoCommand.class, SoakCommand.class, PingpongCommand.class,
                 RpingCommand.class, CmToolCommand.Ucmatose.class, CmToolCommand.Udaddy.class, PerfCommand.class,
-                UdpProbeCommand.class, ExperimentCommand.class, VersionCommand.class));
+                UdpProbeCommand.class, ExperimentCommand.class, ResCommand.class, VersionCommand.class));
     }
 
     /** Entry point of {@code rnic.jar}: runs the built-in commands and exits with their status. */

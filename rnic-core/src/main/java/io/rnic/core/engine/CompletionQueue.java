@@ -265,6 +265,17 @@ public final class CompletionQueue {
         armed = solicitedOnly ? ARMED_SOLICITED : ARMED_NEXT;
     }
 
+    /** The notification armed now, as a resource view shows it: {@code none}, {@code next} or {@code solicited}. */
+    public String notifyState() {
+        int a = armed;
+        return a == ARMED_NEXT ? "next" : a == ARMED_SOLICITED ? "solicited" : "none";
+    }
+
+    /** QPs (and XRC SRQs) completing into this queue. */
+    public synchronized int users() {
+        return users;
+    }
+
     /** True once the queue has lost a completion for lack of room. */
     public boolean hasOverflowed() {
         return overflowed;

@@ -85,6 +85,11 @@ final class OwnReceiveQueue implements ReceiveQueue {
         }
     }
 
+    /** Receive WQEs posted and not yet completed: the queue's use, against its capacity. */
+    int inUse() {
+        return (int) (posted - completed);
+    }
+
     @Override
     public int available() {
         return (int) (posted - taken);

@@ -16,6 +16,11 @@ public final class RddContext {
         this.id = id;
     }
 
+    /** The domain's number. */
+    public int id() {
+        return id;
+    }
+
     synchronized void attach() {
         if (freed) {
             throw new IllegalStateException(this + " is deallocated");

@@ -131,6 +131,8 @@ final class CmAgent {
             postRecv(i);
         }
         cq.requestNotify(false);
+        // The device's resource view lists this agent's IDs (cm_id), read on the protocol thread.
+        device.addResourceProvider(() -> CmIdTable.of(byLocalId.values(), listeners.values()));
     }
 
     /** The device's agent, created (with its GSI QP) on first use. */
