@@ -22,6 +22,17 @@ cm_count=${CM_COUNT:-10}
 
 rnic() { "$vm/hostns.sh" java -jar "$jar" pingpong --ip "$host_ip" --icrc accept-unverifiable "$@"; }
 declare -a rows
+# A JVM on a loaded machine may take longer than a fixed pause to listen: wait for the TCP port
+# (the pingpong exchange), at most 60 s.
+await_listen() {
+  for _ in $(seq 1 120); do
+    "$vm/hostns.sh" ss -ltn 2>/dev/null | grep -q ":$1 " && return 0
+    sleep 0.5
+  done
+  return 1
+}
+# The server a client could not reach would wait for ever: stop it, then collect its status.
+reap() { [ "$2" = 0 ] || kill "$1" 2>/dev/null; wait "$1"; }
 lastline() { grep -E 'usec/iter' "$1" | tail -1; }
 
 # One capture per connection: each starts with fresh random PSNs on the same QP numbers, and
@@ -58,10 +69,10 @@ for size in $tsizes; do
   capture_start "rnic-server-rxe-client-$t-$size"
   rnic $flag -s "$size" -n "$iters" > "$log_s" 2>&1 &
   srv=$!
-  sleep 3
+  await_listen 18515
   "$vm/guest.sh" 1 $prog -d rxe0 -g 1 -s "$size" -n "$iters" "$host_ip" > "$log_c" 2>&1
   c=$?
-  wait $srv; s=$?
+  reap $srv $c; s=$?
   capture_stop
   if [ $c = 0 ] && [ $s = 0 ]; then result "rnic-server-rxe-client-$t-$size" "$size" PASS "$(lastline "$log_s")"
   else result "rnic-server-rxe-client-$t-$size" "$size" FAIL "rnic=$s rxe=$c ($log_s, $log_c)"; fi
@@ -112,8 +123,9 @@ for p in $cm_programs; do
   cm_rnic $(cm_rnic_server $p) > "$out/$name.rnic.log" 2>&1 &
   srv=$!
   sleep 3
+  for _ in $(seq 1 60); do [ -s "$out/$name.rnic.log" ] && break; sleep 0.5; done # it speaks once it listens
   "$vm/guest.sh" 1 "timeout 120 $(cm_guest_client $p)" > "$out/$name.rxe.log" 2>&1; c=$?
-  wait $srv; s=$?
+  reap $srv $c; s=$?
   capture_stop
   if [ $c = 0 ] && [ $s = 0 ]; then result "$name" "-" PASS "$(tail -1 "$out/$name.rxe.log")"
   else result "$name" "-" FAIL "rnic=$s rxe=$c ($out/$name.*.log)"; fi
