@@ -17,7 +17,7 @@ import java.util.Set;
  */
 final class FabricCompare {
     /** The items of each group, for messages. */
-    static final String ITEMS = "gbn|reorder|sr, pfc|nopfc, ecmp|spray";
+    static final String ITEMS = "gbn|reorder|sr, pfc|nopfc, ecmp|spray, nocc|dcqcn|dcqcn-mlx|timely|timely-patched";
 
     private FabricCompare() {
     }
@@ -28,9 +28,11 @@ final class FabricCompare {
      * @param mode  the loss recovery an entry without one takes
      * @param pfc   PFC for an entry without {@code pfc} or {@code nopfc}
      * @param spray spraying for an entry without {@code ecmp} or {@code spray}
+     * @param cc    the congestion control of an entry that names none
      * @throws UsageException for an empty or repeated entry, an unknown item, or two items of one group
      */
-    static List<FabricRunConfig> parse(String text, LossExperiment.Mode mode, boolean pfc, boolean spray) throws UsageException {
+    static List<FabricRunConfig> parse(String text, LossExperiment.Mode mode, boolean pfc, boolean spray,
+                                       io.rnic.verbs.CongestionControlScheme cc) throws UsageException {
         List<FabricRunConfig> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (String raw : text.split(",", -1)) {
@@ -44,6 +46,7 @@ final class FabricCompare {
             LossExperiment.Mode m = null;
             Boolean p = null;
             Boolean s = null;
+            io.rnic.verbs.CongestionControlScheme k = null;
             for (String rawItem : entry.split("\\+", -1)) {
                 String item = rawItem.strip().toLowerCase(Locale.ROOT);
                 switch (item) {
@@ -66,11 +69,19 @@ final class FabricCompare {
                         }
                         s = item.equals("spray");
                     }
+                    case "nocc", "dcqcn", "dcqcn-mlx", "timely", "timely-patched" -> {
+                        if (k != null) {
+                            throw twice(entry, "congestion control (nocc|dcqcn|dcqcn-mlx|timely|timely-patched)");
+                        }
+                        k = item.equals("nocc") ? io.rnic.verbs.CongestionControlScheme.NONE
+                                : io.rnic.verbs.CongestionControlScheme.fromCliName(item);
+                    }
                     default -> throw new UsageException("--compare entry '" + entry + "': unknown item '" + rawItem.strip()
                             + "'; each entry joins with + at most one item of each group: " + ITEMS);
                 }
             }
-            out.add(new FabricRunConfig(entry, (m == null ? mode : m).recovery(), p == null ? pfc : p, s == null ? spray : s));
+            out.add(new FabricRunConfig(entry, (m == null ? mode : m).recovery(), p == null ? pfc : p, s == null ? spray : s,
+                    k == null ? cc : k));
         }
         return out;
     }
@@ -79,8 +90,12 @@ final class FabricCompare {
         return new UsageException("--compare entry '" + entry + "' names " + group + " twice; give one item of each group");
     }
 
-    /** The label of the configuration the options alone describe: {@code gbn+pfc}, with {@code +spray} when spraying. */
-    static String label(LossExperiment.Mode mode, boolean pfc, boolean spray) {
-        return mode.label() + (pfc ? "+pfc" : "+nopfc") + (spray ? "+spray" : "");
+    /**
+     * The label of the configuration the options alone describe: {@code gbn+pfc}, with
+     * {@code +spray} when spraying and {@code +dcqcn} (the scheme) with congestion control.
+     */
+    static String label(LossExperiment.Mode mode, boolean pfc, boolean spray, io.rnic.verbs.CongestionControlScheme cc) {
+        return mode.label() + (pfc ? "+pfc" : "+nopfc") + (spray ? "+spray" : "")
+                + (cc == io.rnic.verbs.CongestionControlScheme.NONE ? "" : "+" + cc.cliName());
     }
 }

@@ -386,6 +386,9 @@ final class FabricExperimentCommands {
         String compare;
 
         @Mixin
+        Mixins.Cc cc;
+
+        @Mixin
         Mixins.Seed seed;
 
         @Mixin
@@ -429,9 +432,9 @@ final class FabricExperimentCommands {
             range("--ack-timeout", ackTimeout, 1, 31);
             boolean spray = routing.equals("spray");
             List<FabricRunConfig> configs = compare == null
-                    ? List.of(new FabricRunConfig(FabricCompare.label(recovery.mode, pfc.value(), spray), recovery.recovery(),
-                            pfc.value(), spray))
-                    : FabricCompare.parse(compare, recovery.mode, pfc.value(), spray);
+                    ? List.of(new FabricRunConfig(FabricCompare.label(recovery.mode, pfc.value(), spray, cc.cc),
+                            recovery.recovery(), pfc.value(), spray, cc.cc))
+                    : FabricCompare.parse(compare, recovery.mode, pfc.value(), spray, cc.cc);
             Topology t;
             try {
                 t = TopologySpec.parse(topology, link, link, 1_000);

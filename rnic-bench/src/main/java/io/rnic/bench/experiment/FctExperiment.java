@@ -147,7 +147,7 @@ public final class FctExperiment {
      * @param pauses          PAUSE frames sent
      * @param pausedNanos     time paused, summed over every port and priority
      * @param ecnMarks        frames marked CE
-     * @param cnps            CNPs that reached a QP (none until the HCAs run congestion control)
+     * @param cnps            CNPs that reached a QP (handled by its congestion control, or ignored without one)
      * @param events          scheduler events of the run
      * @param endNanos        the last completion, from the first possible arrival
      * @param memoryWaits     flows that waited for destination memory
@@ -255,8 +255,9 @@ public final class FctExperiment {
     }
 
     /** The hosts' HCAs: the default configuration with the settings' send window. */
-    static DeviceConfig deviceConfig(Settings s) {
-        return DeviceConfig.defaults().withLimits(HcaLimits.defaults().withSendWindow(s.sendWindow()));
+    static DeviceConfig deviceConfig(Settings s, FabricRunConfig c) {
+        return DeviceConfig.defaults().withLimits(HcaLimits.defaults().withSendWindow(s.sendWindow()))
+                .withCongestionControl(c.cc());
     }
 
     /** One host's device and what its flows use. */
@@ -364,7 +365,7 @@ public final class FctExperiment {
                 return h;
             }
             Host nh = new Host(node);
-            nh.device = RdmaDevice.open(fabric.host(node), deviceConfig(s));
+            nh.device = RdmaDevice.open(fabric.host(node), deviceConfig(s, c));
             nh.pd = nh.device.allocPd();
             // Completions are taken as they happen: the channel's handler runs on the simulator's
             // thread, inside the engine, so it only schedules the drain, which runs right after.
@@ -576,7 +577,7 @@ public final class FctExperiment {
             for (Host h : opened) {
                 retx += h.device.counters().get(Counter.RETRANSMITTED_PKTS);
                 timeouts += h.device.counters().get(Counter.LOCAL_ACK_TIMEOUTS);
-                cnps += h.device.counters().get(Counter.RP_CNP_IGNORED);
+                cnps += h.device.counters().get(Counter.RP_CNP_HANDLED) + h.device.counters().get(Counter.RP_CNP_IGNORED);
             }
             return new Result(c, s.flows(), fct, ideal, outcome, verifyFailures, drops, retx, timeouts, pauses, paused, marks, cnps, events,
                     lastCompletion, memoryWaits, queueWaits, memory.peakInUse(), qps, rtts.probes(), firstError);

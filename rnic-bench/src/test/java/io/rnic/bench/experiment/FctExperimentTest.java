@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class FctExperimentTest {
     private static final long G100 = 100_000_000_000L;
     private static final Topology FAT_TREE = Topology.fatTree(4, G100, 1_000);
-    private static final FabricRunConfig GBN_PFC = new FabricRunConfig("gbn+pfc", LossRecovery.GO_BACK_N, true, false);
+    private static final FabricRunConfig GBN_PFC = new FabricRunConfig("gbn+pfc", LossRecovery.GO_BACK_N, true, false, io.rnic.verbs.CongestionControlScheme.NONE);
     private static final FctExperiment.Listener QUIET = (sim, finished, total, events) -> { };
 
     private static List<FlowSpec> hadoop(double load, long durationNanos, long seed) {
@@ -125,7 +125,7 @@ class FctExperimentTest {
         long[] retx = new long[2];
         LossRecovery[] modes = {LossRecovery.GO_BACK_N, LossRecovery.SELECTIVE};
         for (int m = 0; m < 2; m++) {
-            FctExperiment.Result r = FctExperiment.run(s, new FabricRunConfig("nopfc", modes[m], false, false), QUIET);
+            FctExperiment.Result r = FctExperiment.run(s, new FabricRunConfig("nopfc", modes[m], false, false, io.rnic.verbs.CongestionControlScheme.NONE), QUIET);
             assertTrue(r.allVerified(), modes[m] + ": " + r.completed() + " of " + flows.size() + "; " + r.firstError());
             assertTrue(r.drops() > 0, modes[m] + " drops");
             assertTrue(r.retransmissions() > 0, modes[m] + " retransmits");
@@ -134,5 +134,21 @@ class FctExperimentTest {
         }
         assertTrue(retx[1] < retx[0], "selective retransmission resends fewer packets per drop than go-back-N: "
                 + retx[1] / 1000.0 + " against " + retx[0] / 1000.0);
+    }
+
+    @Test
+    void withDcqcnTheHcasAnswerEcnMarksWithCnpsAndEveryFlowStillCompletes() {
+        // The incast overlay fills the bottleneck past the RED thresholds (ECN on by default on a fabric).
+        List<FlowSpec> flows = Workloads.merge(hadoop(0.5, 200_000, 6),
+                Workloads.incast(FAT_TREE.hosts(), new Workloads.IncastOverlay(8, 65_536, 100_000), 200_000, 6));
+        FctExperiment.Settings s = settings(flows, 200_000, 32L << 20, 6);
+        FctExperiment.Result none = FctExperiment.run(s, GBN_PFC, QUIET);
+        assertEquals(0, none.cnps(), "without congestion control no HCA sends a CNP");
+        FctExperiment.Result dcqcn = FctExperiment.run(s, new FabricRunConfig("gbn+pfc+dcqcn", LossRecovery.GO_BACK_N,
+                true, false, io.rnic.verbs.CongestionControlScheme.DCQCN), QUIET);
+        assertTrue(dcqcn.allVerified(), dcqcn.completed() + " of " + flows.size() + "; " + dcqcn.firstError());
+        assertTrue(dcqcn.ecnMarks() > 0, "marks");
+        assertTrue(dcqcn.cnps() > 0, "CNPs reached the senders: " + dcqcn.cnps());
+        assertTrue(dcqcn.cnps() <= dcqcn.ecnMarks(), "at most one CNP per marked packet");
     }
 }
