@@ -14,6 +14,8 @@ for r in $(seq "$RUNS"); do
   # RC SEND 64 B messages (an 80-byte packet) against 80-byte GSO x32 + GRO datagrams
   v[gso80]+="$($J udp-probe -s 80 --segments 32 --seconds 3 | awk '/GSO/ {gsub(",", "", $(NF-3)); print $(NF-3)}') "
   v[send]+="$($J perf send_bw -s 64 -D 5 --loopback --threading invoker --idle spin | awk '$1 == 64 {print $5 * 1e6}') "
+  # the same with the defaults (an agent thread per HCA, backoff idling): what a user gets
+  v[senddef]+="$($J perf send_bw -s 64 -D 5 --loopback | awk '$1 == 64 {print $5 * 1e6}') "
   # round trips: raw UDP ceilings, then rnic's send_lat (t_typical is half a round trip)
   lat=$($J udp-probe --latency -n 50000)
   v[rawspin]+="$(echo "$lat" | awk '/busy-poll/ {print $5}') "
@@ -25,16 +27,16 @@ for r in $(seq "$RUNS"); do
   v[sim]+="$(echo "$sim" | awk '/packets\/s/ {for (i = 1; i < NF; i++) if ($(i + 1) == "M") print $i}') "
   v[simmsg]+="$(echo "$sim" | awk '$1 == 64 {print $5}') "
 done
-for k in gso4k write gso80 send rawspin latspin rawblock latblock sim simmsg; do
+for k in gso4k write gso80 send senddef rawspin latspin rawblock latblock sim simmsg; do
   m=$(echo ${v[$k]} | tr ' ' '\n' | median)
   printf '%-9s runs: %-40s median: %s\n' "$k" "${v[$k]}" "$m"
   declare "m_$k=$m"
 done
 # Each ratio within its own run (the ceiling moves with the machine's load), then their median.
 ratios() { paste <(echo ${v[$1]} | tr ' ' '\n') <(echo ${v[$2]} | tr ' ' '\n') | awk -v k="$3" '{printf "%.3f\n", k * $1 / $2}'; }
-r_write=$(ratios write gso4k 100); r_send=$(ratios send gso80 100)
+r_write=$(ratios write gso4k 100); r_send=$(ratios send gso80 100); r_senddef=$(ratios senddef gso80 100)
 r_latspin=$(ratios latspin rawspin 1); r_latblock=$(ratios latblock rawblock 1)
-echo "per-run ratios: WRITE % $(echo $r_write) | SEND % $(echo $r_send) | spin x $(echo $r_latspin) | block x $(echo $r_latblock)"
+echo "per-run ratios: WRITE % $(echo $r_write) | SEND % $(echo $r_send) | SEND defaults % $(echo $r_senddef) | spin x $(echo $r_latspin) | block x $(echo $r_latblock)"
 awk -v w="$m_write" -v g="$m_gso4k" -v s="$m_send" -v g80="$m_gso80" -v ls="$m_latspin" -v rs="$m_rawspin" \
     -v lb="$m_latblock" -v rb="$m_rawblock" -v rw="$(echo "$r_write" | median)" -v rsd="$(echo "$r_send" | median)" \
     -v rls="$(echo "$r_latspin" | median)" -v rlb="$(echo "$r_latblock" | median)" 'BEGIN {
@@ -42,4 +44,5 @@ awk -v w="$m_write" -v g="$m_gso4k" -v s="$m_send" -v g80="$m_gso80" -v ls="$m_l
   printf "SEND 64 B:   median %.0f msg/s, ceiling %.0f datagrams/s; median of the per-run ratios %.0f %% (goal >= 50 %%)\n", s, g80, rsd
   printf "round trip spinning: median %.2f us, raw busy-poll %.2f us; median ratio %.1f x (goal <= 2x)\n", ls, rs, rls
   printf "round trip blocking: median %.2f us, raw blocking %.2f us; median ratio %.1f x (goal <= 3x)\n", lb, rb, rlb }'
+echo "SEND 64 B with the defaults: median $m_senddef msg/s; median of the per-run ratios $(echo "$r_senddef" | median) %"
 echo "simulated network: median $m_sim M packets/s (goal >= 5), $m_simmsg M messages/s"
