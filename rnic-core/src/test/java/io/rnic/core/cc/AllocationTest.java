@@ -1,5 +1,6 @@
 package io.rnic.core.cc;
 
+import io.rnic.core.Allocations;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.rnic.core.memory;
 
+import io.rnic.core.Allocations;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,5 +1,6 @@
 package io.rnic.core.memory;
 
+import io.rnic.core.Allocations;
 import static io.rnic.core.memory.AccessResult.ACCESS_DENIED;
 import static io.rnic.core.memory.AccessResult.INVALID_KEY;
 import static io.rnic.core.memory.AccessResult.MISALIGNED;

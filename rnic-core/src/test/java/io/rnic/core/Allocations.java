@@ -1,9 +1,9 @@
-package io.rnic.core.cc;
+package io.rnic.core;
 
 import java.lang.management.ManagementFactory;
 
 /** Measures heap bytes allocated by the current thread (HotSpot's ThreadMXBean extension). */
-final class Allocations {
+public final class Allocations {
     private static final com.sun.management.ThreadMXBean BEAN =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -11,7 +11,7 @@ final class Allocations {
     }
 
     /** Bytes allocated while running {@code body} {@code times} times, after a warm-up round. */
-    static long bytes(int times, Runnable body) {
+    public static long bytes(int times, Runnable body) {
         for (int i = 0; i < times; i++) {
             body.run();
         }
