@@ -179,6 +179,12 @@ public final class Icrc {
     private static void copy(ByteBuf buf, int index, byte[] dst, int at, int length) {
         if (buf.hasMemoryAddress() && io.netty.util.internal.PlatformDependent.hasUnsafe()) {
             io.netty.util.internal.PlatformDependent.copyMemory(buf.memoryAddress() + index, dst, at, length);
+        } else if (buf.isDirect() && buf.nioBufferCount() == 1) {
+            // Without Unsafe (Java 24 and later by default) a direct buffer's getBytes into an
+            // array copies through a duplicate of its NIO buffer, an object per call; the buffer's
+            // own scratch view, read at an absolute index, is made once per buffer.
+            java.nio.ByteBuffer view = buf.internalNioBuffer(index, length);
+            view.get(view.position(), dst, at, length);
         } else {
             buf.getBytes(index, dst, at, length);
         }
