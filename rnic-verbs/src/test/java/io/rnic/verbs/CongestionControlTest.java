@@ -137,4 +137,31 @@ class CongestionControlTest {
             assertEquals(3, f.b.counters().get(Counter.RP_CNP_HANDLED), "B's QP took them: valid ICRC, its QP, its P_Key");
         }
     }
+
+    /**
+     * IBA 9.7 keeps responses in PSN order: an atomic's ACK follows the READ responses before it,
+     * so the responder sends what its READ stream still holds first, at once. With DCQCN pacing
+     * the READ responses, that flush sent nothing and looped for ever (found by `rnic soak` with
+     * congestion control on); now the READ and the atomic both complete.
+     */
+    @Test
+    void anAtomicBehindAPacedReadCompletesWithTheRead() {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> {
+            try (SimPair s = new SimPair(21, DeviceConfig.defaults().withCongestionControl(CongestionControlScheme.DCQCN))) {
+                QueuePair a = s.pdA.createQp(QpInitAttributes.rc(s.cqA, s.cqA));
+                QueuePair b = s.pdB.createQp(QpInitAttributes.rc(s.cqB, s.cqB));
+                Connections.connectPair(a, s.mrA, 1, b, s.mrB, 2, RcOptions.defaults());
+                a.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_READ).signaled(true)
+                        .sge(s.mrA.address(), 256 * 1024, s.mrA.lkey()).rdma(s.mrB.address(), s.mrB.rkey()));
+                a.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).signaled(true)
+                        .sge(s.mrA.address() + 512 * 1024, 8, s.mrA.lkey())
+                        .atomic(s.mrB.address() + 512 * 1024, s.mrB.rkey(), 1, 0));
+                List<WorkCompletion> wcs = s.await(s.cqA, 2);
+                assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+                assertEquals(WcStatus.SUCCESS, wcs.get(1).status());
+                assertEquals(1, wcs.get(0).wrId());
+                assertEquals(2, wcs.get(1).wrId());
+            }
+        });
+    }
 }

@@ -54,6 +54,8 @@ final class ReadResponseStream {
     private int next;
     private int packets;
     private boolean paceScheduled;
+    /** {@link #finish} is sending everything at once: congestion control does not pace it. */
+    private boolean finishing;
     /** How long congestion control made the last chunk stop short (0: it did not). */
     private long congestionWait;
     /** The pacing alarm for congestion control's waits (re-armed, not re-created), made on first use. */
@@ -131,8 +133,15 @@ final class ReadResponseStream {
 
     /** Sends everything streaming and queued at once (a response that must follow it in PSN order). */
     void finish() {
-        while (resource != null) {
-            sendChunk();
+        // Everything goes now, unpaced: the response that must follow in PSN order waits for it,
+        // and a paced chunk would send nothing until its alarm, so this loop would never end.
+        finishing = true;
+        try {
+            while (resource != null) {
+                sendChunk();
+            }
+        } finally {
+            finishing = false;
         }
     }
 
@@ -319,7 +328,7 @@ final class ReadResponseStream {
             int i = next;
             long offset = (long) i * qp.mtu;
             int len = (int) Math.min(qp.mtu, length - offset);
-            if (cc != null && (congestionWait = cc.responseWait(len)) > 0) {
+            if (cc != null && !finishing && (congestionWait = cc.responseWait(len)) > 0) {
                 break; // the chunk ends here; the pacing step resumes at the allowed time
             }
             Opcode op = OpcodeTable.find(qp.transport, Operation.RDMA_READ_RESPONSE, position(i), false, false);
