@@ -57,6 +57,9 @@ public final class DemoCommand extends RnicCommand {
     }
 
     @Mixin
+    Mixins.Cc cc;
+
+    @Mixin
     Mixins.Wire wire;
 
     @Option(names = "--ip-a", paramLabel = "ADDR", defaultValue = "127.0.0.2",
@@ -126,7 +129,7 @@ public final class DemoCommand extends RnicCommand {
             pair = new DemoPair(udp, ipA, ipB, port, seed, type, RcOptions.defaults().withMtu(mtu).withLossRecovery(recovery),
                     pcap,
                     udp ? faults.wrapper(seed) : Function.identity(), udp ? null : faults.simSetup(),
-                    gso.value());
+                    gso.value(), cc.cc);
         } catch (IllegalStateException | IllegalArgumentException | IOException e) {
             err.println("rnic demo: cannot open the HCAs: " + e.getMessage());
             return 2;

@@ -45,6 +45,9 @@ public final class SoakCommand extends RnicCommand {
     int ops;
 
     @Mixin
+    Mixins.Cc cc;
+
+    @Mixin
     Mixins.Wire wire;
 
     @Option(names = "--ip-a", paramLabel = "ADDR",
@@ -98,7 +101,7 @@ public final class SoakCommand extends RnicCommand {
         RcOptions o = RcOptions.defaults().withRetry(timeout, 7, 7).withLossRecovery(recovery);
         long wall = System.nanoTime();
         try (DemoPair p = new DemoPair(udp, ipA, ipB, 4791, seed, type, o, null, udp ? faults.wrapper(seed) : Function.identity(),
-                udp ? null : faults.simSetup())) {
+                udp ? null : faults.simSetup(), io.rnic.transport.udp.Gso.OFF, cc.cc)) {
             MixedWorkload.Result r;
             try (Progress progress = Progress.on(err)) {
                 r = new MixedWorkload(p, seed).run(ops, progress);

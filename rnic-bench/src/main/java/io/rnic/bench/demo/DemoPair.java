@@ -89,6 +89,17 @@ public final class DemoPair implements AutoCloseable {
      */
     public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
                     Function<Wire, Wire> wrap, SimSetup simSetup, Gso gso) throws IOException {
+        this(udp, ipA, ipB, port, seed, type, options, pcap, wrap, simSetup, gso, io.rnic.verbs.CongestionControlScheme.NONE);
+    }
+
+    /**
+     * As above with congestion control {@code cc} in both HCAs (on the point-to-point network,
+     * which marks nothing, it paces at the line rate and answers no CNP).
+     */
+    public DemoPair(boolean udp, String ipA, String ipB, int port, long seed, QpType type, RcOptions options, Path pcap,
+                    Function<Wire, Wire> wrap, SimSetup simSetup, Gso gso, io.rnic.verbs.CongestionControlScheme cc)
+            throws IOException {
+        java.util.Objects.requireNonNull(cc, "cc");
         Wire wa;
         Wire wb;
         if (udp) {
@@ -117,8 +128,9 @@ public final class DemoPair implements AutoCloseable {
         } else {
             capture = null;
         }
-        a = RdmaDevice.open(wrap.apply(wa));
-        b = RdmaDevice.open(wrap.apply(wb));
+        io.rnic.verbs.DeviceConfig config = io.rnic.verbs.DeviceConfig.defaults().withCongestionControl(cc);
+        a = RdmaDevice.open(wrap.apply(wa), config);
+        b = RdmaDevice.open(wrap.apply(wb), config);
         ProtectionDomain pdA = a.allocPd();
         ProtectionDomain pdB = b.allocPd();
         cqA = a.createCq(8192);
