@@ -277,10 +277,14 @@ final class Responder {
             return State.DONE;
         }
         qp.hca.counters().inc(Counter.SEND_RNR_ERR);
-        if (++rnrNaksSent > Pitfall.RNR_NAKS_BEFORE_WARNING
-                && qp.hca.pitfalls().occurred(Pitfall.RNR_NAKS_REPEATED, target.owner().qpn)) {
-            qp.hca.pitfalls().log(Pitfall.RNR_NAKS_REPEATED, String.format("QP 0x%x has sent %d RNR NAKs: SENDs keep"
-                    + " arriving with no receive posted", target.owner().qpn, rnrNaksSent));
+        if (++rnrNaksSent > Pitfall.RNR_NAKS_BEFORE_WARNING) {
+            // The first time past the threshold looks the QP up and may log; after that, only a count.
+            if (rnrNaksSent > Pitfall.RNR_NAKS_BEFORE_WARNING + 1) {
+                qp.hca.pitfalls().again(Pitfall.RNR_NAKS_REPEATED);
+            } else if (qp.hca.pitfalls().occurred(Pitfall.RNR_NAKS_REPEATED, target.owner().qpn)) {
+                qp.hca.pitfalls().log(Pitfall.RNR_NAKS_REPEATED, String.format("QP 0x%x has sent %d RNR NAKs: SENDs"
+                        + " keep arriving with no receive posted", target.owner().qpn, rnrNaksSent));
+            }
         }
         // Later packets of this message are dropped silently until the retry arrives.
         rel.nakSent = true;

@@ -68,6 +68,15 @@ public final class Pitfalls {
         }
     }
 
+    /**
+     * Counts another occurrence of {@code p} on an object already reported through
+     * {@link #occurred}: no lookup, no lock, nothing boxed, for pitfalls that repeat packet after
+     * packet (an RNR NAK storm).
+     */
+    public void again(Pitfall p) {
+        counts.incrementAndGet(p.ordinal());
+    }
+
     /** Logs {@code p}: {@code what} happened, then the pitfall's fix. */
     public void log(Pitfall p, String what) {
         String line = p.code() + " [" + device + "] " + what + ". Fix: " + p.fix();
